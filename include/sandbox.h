@@ -1,0 +1,480 @@
+/*
+ * sandbox.h - the one public header of libsandbox.
+ *
+ * libsandbox confines the commands an AI coding agent runs.  An agent host
+ * decides *whether* a tool call may run (approval); libsandbox decides *what
+ * it can touch* and says honestly what it enforced.
+ *
+ * Conventions (see docs/api.md for the long form):
+ *   - Every fallible function returns an sbx_code (0 = SBX_OK) and takes an
+ *     optional `sbx_error *err` as its last argument (may be NULL).
+ *   - Outputs are written only on success.
+ *   - A filled `**out` belongs to the caller and is released with the
+ *     matching sbx_*_free(); every *_free(NULL) is a no-op.  Memory the
+ *     library allocates for plain strings is released with sbx_free().
+ *   - `const char *` returned by a getter is borrowed from its object.
+ *   - Transparent structs start with `uint32_t version`; initialise them
+ *     with their SBX_*_INIT macro.
+ *   - Enumerations are passed and stored as int32_t; an out-of-range value
+ *     is rejected with SBX_E_INVALID, never clamped.
+ *
+ * Copyright 2026 The libsandbox authors.  SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SANDBOX_H
+#define SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- export */
+
+#if defined(_WIN32)
+#  if defined(SBX_STATIC)
+#    define SBX_API
+#  elif defined(SBX_BUILDING)
+#    define SBX_API __declspec(dllexport)
+#  else
+#    define SBX_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define SBX_API __attribute__((visibility("default")))
+#else
+#  define SBX_API
+#endif
+
+/* --------------------------------------------------------------- version */
+
+#define SBX_VERSION_MAJOR 0
+#define SBX_VERSION_MINOR 1
+#define SBX_VERSION_PATCH 0
+#define SBX_VERSION_NUM \
+        ((SBX_VERSION_MAJOR << 16) | (SBX_VERSION_MINOR << 8) | SBX_VERSION_PATCH)
+#define SBX_VERSION_AT_LEAST(major, minor, patch) \
+        (SBX_VERSION_NUM >= (((major) << 16) | ((minor) << 8) | (patch)))
+
+/* The version of the library actually linked, e.g. "0.1.0".  Never NULL.
+ * Thread-safety: safe.  Since: 0.1. */
+SBX_API const char *sbx_version_string(void);
+
+/* ---------------------------------------------------------------- errors */
+
+/*
+ * X(name, value, text).  Append-only: a value is never reused or renumbered.
+ */
+#define SBX_CODE_MAP(X) \
+        X(OK,                         0, "success") \
+        X(E_INVALID,                  1, "invalid argument") \
+        X(E_NOMEM,                    2, "out of memory") \
+        X(E_INTERNAL,                 3, "internal error") \
+        X(E_SANDBOX_UNAVAILABLE,      4, "no sandbox backend can enforce the policy") \
+        X(E_TOO_LATE,                 5, "too late: backend detection already ran") \
+        X(E_IO,                       6, "input/output error") \
+        X(E_CORRUPT,                  7, "corrupt record") \
+        X(E_NOT_FOUND,                8, "not found") \
+        X(E_RANGE,                    9, "value or buffer out of range") \
+        X(E_UNSUPPORTED,             10, "unsupported") \
+        X(E_DANGER_NOT_CONFINABLE,   11, "danger-full-access cannot be confined") \
+        X(E_ESCALATION_NOT_WIDER,    12, "escalation target is not strictly wider") \
+        X(E_ESCALATION_INVALID_ARGS, 13, "escalation target and justification must come together") \
+        X(E_ESCALATION_NO_APPROVER,  14, "no escalation approver") \
+        X(E_ESCALATION_DENIED,       15, "escalation denied") \
+        X(E_ESCALATION_TIMED_OUT,    16, "escalation approval timed out") \
+        X(E_ESCALATION_CANCELLED,    17, "escalation approval cancelled") \
+        X(E_GRANT_REQUIRED,          18, "a gated capability needs a grant") \
+        X(E_GRANT_DENIED,            19, "the capability is denied; no grant can open it") \
+        X(E_GRANT_UNSUPPORTED,       20, "the capability needs no grant or the class is unsupported") \
+        X(E_GRANT_EXPIRED,           21, "grant expired") \
+        X(E_GRANT_REPLAY,            22, "grant already used") \
+        X(E_GRANT_WRONG_COMMAND,     23, "grant bound to another command") \
+        X(E_GRANT_WRONG_EXECUTION,   24, "grant bound to another execution") \
+        X(E_GRANT_WRONG_WORKING_DIRECTORY, 25, "grant bound to another working directory") \
+        X(E_GRANT_TARGET_CHANGED,    26, "granted target changed since approval")
+
+typedef enum sbx_code {
+#define SBX__CODE_ENUM(name, value, text) SBX_##name = value,
+        SBX_CODE_MAP(SBX__CODE_ENUM)
+#undef SBX__CODE_ENUM
+        SBX__CODE_END
+} sbx_code;
+
+#define SBX_ERROR_SIZE 256
+
+/* Filled by the library on failure.  Caller-allocated, no heap, no TLS. */
+typedef struct sbx_error {
+        int32_t code;                   /* an sbx_code, equal to the return value */
+        int32_t sys_errno;              /* 0 unless the OS refused */
+        char    message[SBX_ERROR_SIZE];/* NUL-terminated, names the step/argument */
+} sbx_error;
+
+/* "SBX_E_INVALID" etc.; "SBX_E_UNKNOWN" for values not in the map.  Never NULL. */
+SBX_API const char *sbx_code_name(int32_t code);
+/* Human-readable text for a code; "unknown error" for values not in the map. */
+SBX_API const char *sbx_strerror(int32_t code);
+/* Release memory the library allocated for a plain string or buffer.  NULL-safe. */
+SBX_API void sbx_free(void *ptr);
+/* Release a NULL-terminated string vector the library allocated.  NULL-safe. */
+SBX_API void sbx_strv_free(char **strv);
+
+/* ----------------------------------------------------------------- modes */
+
+/*
+ * The three sandbox modes.  0 is "no mode" (used for optional overrides) and
+ * is never a valid mode.
+ */
+typedef enum sbx_mode {
+        SBX_MODE_NONE               = 0,
+        SBX_MODE_READ_ONLY          = 1,  /* "read-only" */
+        SBX_MODE_WORKSPACE_WRITE    = 2,  /* "workspace-write" */
+        SBX_MODE_DANGER_FULL_ACCESS = 3   /* "danger-full-access" */
+} sbx_mode;
+
+/* Parse "read-only" | "workspace-write" | "danger-full-access" (exact,
+ * case-sensitive).  Errors: SBX_E_INVALID.  Since: 0.1. */
+SBX_API sbx_code sbx_mode_parse(const char *text, int32_t *mode_out, sbx_error *err);
+/* The canonical name of a mode; "invalid" for anything else.  Never NULL. */
+SBX_API const char *sbx_mode_name(int32_t mode);
+/* 1 if mode is one of the three modes, else 0. */
+SBX_API int sbx_mode_is_valid(int32_t mode);
+
+/* -------------------------------------------------- session mode events */
+
+typedef enum sbx_mode_source {
+        SBX_MODE_SOURCE_USER       = 1,   /* "user" */
+        SBX_MODE_SOURCE_DELEGATION = 2,   /* "delegation": a sub-agent set it */
+        SBX_MODE_SOURCE_ESCALATION = 3    /* "escalation" */
+} sbx_mode_source;
+
+SBX_API sbx_code sbx_mode_source_parse(const char *text, int32_t *source_out, sbx_error *err);
+/* "user" | "delegation" | "escalation"; "invalid" otherwise.  Never NULL. */
+SBX_API const char *sbx_mode_source_name(int32_t source);
+
+/* One `sandbox/mode` session event. */
+typedef struct sbx_mode_event {
+        uint32_t version;               /* SBX_MODE_EVENT_VERSION */
+        int32_t  mode;                  /* sbx_mode, never NONE */
+        int32_t  source;                /* sbx_mode_source */
+        int64_t  timestamp_ms;          /* Unix time in milliseconds, >= 0 */
+} sbx_mode_event;
+#define SBX_MODE_EVENT_VERSION 1u
+#define SBX_MODE_EVENT_INIT { SBX_MODE_EVENT_VERSION, SBX_MODE_NONE, 0, 0 }
+
+/*
+ * The effective-mode fold: the mode of the last event (last wins).
+ * Returns SBX_OK and sets *mode_out, or SBX_E_NOT_FOUND when n == 0.
+ * Errors: SBX_E_INVALID if events is NULL with n > 0, or any event is
+ * malformed (a malformed event is never skipped).  Thread-safety: pure.
+ */
+SBX_API sbx_code sbx_mode_events_effective(const sbx_mode_event *events, size_t n,
+                                           int32_t *mode_out, sbx_error *err);
+
+/* ---------------------------------------------------- durable session log */
+
+/*
+ * An append-only JSON Lines file of sandbox/mode events.  Each append is one
+ * write(2) of one complete line followed by fsync(2).  Opening replays the
+ * file: a torn last line (no newline, a crash mid-write) is reported and cut
+ * off; a complete record is never dropped; a corrupt line anywhere else is
+ * SBX_E_CORRUPT with the line number in the message.
+ *
+ * Record format (one per line):
+ *   {"type":"sandbox/mode","mode":"workspace-write","source":"user","ts":1700000000000}
+ */
+typedef struct sbx_session_log sbx_session_log;
+
+typedef struct sbx_session_log_report {
+        uint32_t version;               /* SBX_SESSION_LOG_REPORT_VERSION */
+        uint32_t torn_tail;             /* 1 if a torn last line was cut off */
+        uint64_t records;               /* complete records replayed */
+        uint64_t torn_bytes;            /* bytes of the torn tail removed */
+} sbx_session_log_report;
+#define SBX_SESSION_LOG_REPORT_VERSION 1u
+#define SBX_SESSION_LOG_REPORT_INIT { SBX_SESSION_LOG_REPORT_VERSION, 0, 0, 0 }
+
+/* Open (creating 0600 if missing) and replay.  report may be NULL.
+ * Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_CORRUPT, SBX_E_NOMEM.
+ * Thread-safety: one thread at a time per log.  Since: 0.1. */
+SBX_API sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
+                                      sbx_session_log_report *report, sbx_error *err);
+/* Append one validated event durably.  Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_NOMEM. */
+SBX_API sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *event,
+                                        sbx_error *err);
+/* Borrow the replayed + appended events (valid until the next append or close). */
+SBX_API sbx_code sbx_session_log_events(const sbx_session_log *log,
+                                        const sbx_mode_event **events_out, size_t *n_out,
+                                        sbx_error *err);
+/* Close; NULL-safe. */
+SBX_API void sbx_session_log_close(sbx_session_log *log);
+
+/* ------------------------------------------------- policy service & policy */
+
+typedef struct sbx_policy_service sbx_policy_service;
+typedef struct sbx_exec_policy sbx_exec_policy;
+typedef struct sbx_confined_policy sbx_confined_policy;
+
+/*
+ * A policy service: deployment default mode + fallback workspace root (an
+ * absolute path, cleaned lexically; "." and ".." components are rejected).
+ * Immutable and thread-safe once built.
+ * Errors: SBX_E_INVALID, SBX_E_RANGE (path longer than SBX_PATH_MAX), SBX_E_NOMEM.
+ */
+#define SBX_PATH_MAX 4096
+SBX_API sbx_code sbx_policy_service_new(int32_t default_mode, const char *fallback_root,
+                                        sbx_policy_service **out, sbx_error *err);
+SBX_API void sbx_policy_service_free(sbx_policy_service *svc);
+
+/* What one tool call asks for. */
+typedef struct sbx_policy_request {
+        uint32_t version;               /* SBX_POLICY_REQUEST_VERSION */
+        int32_t  mode_override;         /* SBX_MODE_NONE = no explicit override */
+        const char *session_id;         /* NULL = agentless; "" is invalid */
+        const char *session_cwd;        /* NULL = none; must be absolute if set */
+        const sbx_mode_event *events;   /* the session's sandbox/mode events */
+        size_t   n_events;
+} sbx_policy_request;
+#define SBX_POLICY_REQUEST_VERSION 1u
+#define SBX_POLICY_REQUEST_INIT { SBX_POLICY_REQUEST_VERSION, SBX_MODE_NONE, NULL, NULL, NULL, 0 }
+
+/*
+ * Resolve: mode = explicit override > last sandbox/mode event > default;
+ * workspace root = session cwd > fallback root.  request may be NULL (an
+ * agentless call with no override).
+ * Errors: SBX_E_INVALID (names the field), SBX_E_RANGE, SBX_E_NOMEM.
+ */
+SBX_API sbx_code sbx_policy_service_resolve(const sbx_policy_service *svc,
+                                            const sbx_policy_request *request,
+                                            sbx_exec_policy **out, sbx_error *err);
+SBX_API void sbx_exec_policy_free(sbx_exec_policy *policy);
+/* Getters on a valid policy.  On NULL: SBX_MODE_NONE / NULL / 0. */
+SBX_API int32_t sbx_exec_policy_mode(const sbx_exec_policy *policy);
+SBX_API const char *sbx_exec_policy_workspace_root(const sbx_exec_policy *policy);
+/* NULL for an agentless policy. */
+SBX_API const char *sbx_exec_policy_session_id(const sbx_exec_policy *policy);
+SBX_API int sbx_exec_policy_is_danger(const sbx_exec_policy *policy);
+
+typedef enum sbx_confined_mode {
+        SBX_CONFINED_READ_ONLY       = 1,
+        SBX_CONFINED_WORKSPACE_WRITE = 2
+} sbx_confined_mode;
+
+/* One-way, fail-closed conversion.  Danger -> SBX_E_DANGER_NOT_CONFINABLE:
+ * the caller must bypass the sandbox, never confine it.  Errors also:
+ * SBX_E_INVALID, SBX_E_NOMEM. */
+SBX_API sbx_code sbx_exec_policy_to_confined(const sbx_exec_policy *policy,
+                                             sbx_confined_policy **out, sbx_error *err);
+SBX_API void sbx_confined_policy_free(sbx_confined_policy *policy);
+SBX_API int32_t sbx_confined_policy_mode(const sbx_confined_policy *policy);
+/* Borrowed; the execution policy it was made from. */
+SBX_API const sbx_exec_policy *sbx_confined_policy_exec(const sbx_confined_policy *policy);
+
+/* ------------------------------------------------------------ escalation */
+
+/* 1 if target is strictly wider than current on the ladder
+ * read-only -> workspace-write -> danger-full-access, else 0 (also for
+ * invalid values). */
+SBX_API int sbx_mode_can_escalate_to(int32_t current, int32_t target);
+
+/*
+ * Validate the model's escalation arguments.  target_text ("sandbox_permissions")
+ * and justification must both be present or both absent (NULL).  A blank
+ * justification (empty or whitespace only) is invalid; read-only is never a
+ * target.  Both absent: SBX_OK with *target_out = SBX_MODE_NONE.
+ * Errors: SBX_E_ESCALATION_INVALID_ARGS.
+ */
+SBX_API sbx_code sbx_escalation_validate_args(const char *target_text,
+                                              const char *justification,
+                                              int32_t *target_out, sbx_error *err);
+
+typedef enum sbx_escalation_outcome {
+        SBX_ESCALATION_APPROVED_ONCE = 1,
+        SBX_ESCALATION_DENIED        = 2,
+        SBX_ESCALATION_TIMED_OUT     = 3,
+        SBX_ESCALATION_CANCELLED     = 4
+} sbx_escalation_outcome;
+
+typedef struct sbx_escalation_request {
+        uint32_t version;               /* SBX_ESCALATION_REQUEST_VERSION */
+        int32_t  current_mode;          /* the effective mode of the call */
+        int32_t  target_mode;           /* requested wider mode */
+        const char *justification;      /* non-blank */
+        const char *session_id;         /* optional, passed to the approver */
+        const char *command;            /* optional, passed to the approver */
+        int64_t  deadline_ms;           /* Unix ms; 0 = no deadline */
+} sbx_escalation_request;
+#define SBX_ESCALATION_REQUEST_VERSION 1u
+#define SBX_ESCALATION_REQUEST_INIT \
+        { SBX_ESCALATION_REQUEST_VERSION, SBX_MODE_NONE, SBX_MODE_NONE, NULL, NULL, NULL, 0 }
+
+/* The approval channel.  Returns an sbx_escalation_outcome.  Should honour
+ * req->deadline_ms; any other return value counts as denied. */
+typedef int32_t (*sbx_escalation_approver_fn)(const sbx_escalation_request *req,
+                                              void *userdata);
+
+/*
+ * The fail-closed flow: strictly-wider check (before asking), argument
+ * validation, then the approver.  On approval *granted_mode_out is the target
+ * for this ONE call; the session mode is not changed.  An approval returned
+ * after deadline_ms counts as timed out.
+ * Errors: SBX_E_INVALID, SBX_E_ESCALATION_NOT_WIDER,
+ * SBX_E_ESCALATION_INVALID_ARGS, SBX_E_ESCALATION_NO_APPROVER (approver NULL),
+ * SBX_E_ESCALATION_DENIED, SBX_E_ESCALATION_TIMED_OUT, SBX_E_ESCALATION_CANCELLED.
+ */
+SBX_API sbx_code sbx_escalation_approve(const sbx_escalation_request *req,
+                                        sbx_escalation_approver_fn approver, void *userdata,
+                                        int32_t *granted_mode_out, sbx_error *err);
+
+/* ---------------------------------------------------- runner failure rules */
+
+typedef struct sbx_runner_rule {
+        uint32_t version;                       /* SBX_RUNNER_RULE_VERSION */
+        const int32_t *allowed_exit_codes;      /* empty = any non-zero code */
+        size_t n_allowed_exit_codes;
+        const char *const *fatal_signatures;    /* case-insensitive substrings */
+        size_t n_fatal_signatures;
+        const char *const *informational_lines; /* full lines, trimmed, case-insensitive */
+        size_t n_informational_lines;
+} sbx_runner_rule;
+#define SBX_RUNNER_RULE_VERSION 1u
+#define SBX_RUNNER_RULE_INIT { SBX_RUNNER_RULE_VERSION, NULL, 0, NULL, 0, NULL, 0 }
+
+/*
+ * The three-stage match: (1) exit 0 never matches; a non-empty allow-list
+ * must contain exit_code; (2) stderr lines equal (trimmed, case-insensitive)
+ * to an informational line are dropped; (3) the remaining lines are searched
+ * case-insensitively for each fatal signature in order.  On a match
+ * *matched_out = 1 and *signature_out points into the rule; else 0 / NULL.
+ * err_text may hold any bytes (NUL included).  Errors: SBX_E_INVALID.
+ */
+SBX_API sbx_code sbx_runner_rule_matches(const sbx_runner_rule *rule, int exit_code,
+                                         const char *err_text, size_t err_len,
+                                         int *matched_out, const char **signature_out,
+                                         sbx_error *err);
+
+/* -------------------------------------------------------- denial marker */
+
+/* The model-facing marker, exactly "[sandbox: file access denied under <mode> mode]".
+ * Errors: SBX_E_INVALID (bad mode), SBX_E_RANGE (buffer too small; nothing written). */
+SBX_API sbx_code sbx_denial_marker(int32_t mode, char *buf, size_t buflen, sbx_error *err);
+
+/*
+ * "Denied by the sandbox": the command failed (exit_code != 0) and its
+ * stderr contains one of the backend's denial signatures (case-insensitive
+ * substring).  *denied_out = 1/0; *signature_out (may be NULL) the match.
+ * Errors: SBX_E_INVALID.
+ */
+SBX_API sbx_code sbx_denied_by_sandbox(int exit_code, const char *err_text, size_t err_len,
+                                       const char *const *signatures, size_t n_signatures,
+                                       int *denied_out, const char **signature_out,
+                                       sbx_error *err);
+
+/* ------------------------------------------------------- canonical paths */
+
+/*
+ * Canonical absolute path: symlinks resolved, "." / ".." / "//" removed.  A
+ * path that does not exist yet resolves its deepest existing ancestor and
+ * appends the rest lexically (so /tmp -> /private/tmp style aliases agree).
+ * *out is freed with sbx_free().
+ * Errors: SBX_E_INVALID (NULL, empty, relative), SBX_E_RANGE (too long),
+ * SBX_E_IO (an ancestor exists but cannot be resolved), SBX_E_NOMEM.
+ */
+SBX_API sbx_code sbx_path_canonical(const char *path, char **out, sbx_error *err);
+
+/*
+ * The single writable-roots helper every backend and the FS fence share:
+ * read-only -> none; workspace-write -> the workspace root; plus `extra`
+ * roots (absolute) in either mode.  Canonical, deduplicated, nested roots
+ * collapsed into their ancestor, sorted.  *out is NULL-terminated and freed
+ * with sbx_strv_free(); *n_out may be NULL.
+ * Errors: SBX_E_INVALID, SBX_E_RANGE, SBX_E_IO, SBX_E_NOMEM.
+ */
+SBX_API sbx_code sbx_writable_roots(const sbx_confined_policy *policy,
+                                    const char *const *extra, size_t n_extra,
+                                    char ***out, size_t *n_out, sbx_error *err);
+
+/* 1 if canonical path `path` is equal to or below one of roots[0..n), else 0.
+ * Both sides must already be canonical (as sbx_writable_roots returns them). */
+SBX_API int sbx_path_is_within(const char *path, const char *const *roots, size_t n);
+
+/* ------------------------------------------------------- terminal text */
+
+/* Strip CSI, OSC (BEL- or ST-terminated) and two-byte ESC sequences in place.
+ * Any bytes, linear time; *out_len <= len.  Errors: SBX_E_INVALID. */
+SBX_API sbx_code sbx_text_strip_ansi(char *buf, size_t len, size_t *out_len, sbx_error *err);
+/* Fold CRLF and lone CR into LF and drop BEL, in place. */
+SBX_API sbx_code sbx_text_normalize(char *buf, size_t len, size_t *out_len, sbx_error *err);
+/* strip_ansi then normalize. */
+SBX_API sbx_code sbx_text_sanitize(char *buf, size_t len, size_t *out_len, sbx_error *err);
+
+/* ---------------------------------------------- approval policy & presets */
+
+/* The other safety gate: whether a call proceeds. */
+typedef enum sbx_approval {
+        SBX_APPROVAL_ALLOW         = 1,   /* "allow": run without asking */
+        SBX_APPROVAL_DENY          = 2,   /* "deny": never run */
+        SBX_APPROVAL_ASK           = 3,   /* "ask": ask before every call */
+        SBX_APPROVAL_ASK_DANGEROUS = 4    /* "ask-dangerous": ask for dangerous calls */
+} sbx_approval;
+
+SBX_API sbx_code sbx_approval_parse(const char *text, int32_t *approval_out, sbx_error *err);
+SBX_API const char *sbx_approval_name(int32_t approval);
+
+/*
+ * Permission presets: a sandbox mode and an approval policy chosen together.
+ *
+ *   preset   sandbox mode          approval
+ *   -------  --------------------  -------------
+ *   safe     read-only             ask-dangerous
+ *   review   workspace-write       ask
+ *   danger   danger-full-access    allow
+ *   custom   (base preset's values with independent overrides)
+ *
+ * A custom configuration whose pair equals a named preset is that preset
+ * (derived state); only a pair no named preset has is "custom".
+ */
+typedef enum sbx_preset_id {
+        SBX_PRESET_SAFE   = 1,
+        SBX_PRESET_REVIEW = 2,
+        SBX_PRESET_DANGER = 3,
+        SBX_PRESET_CUSTOM = 4
+} sbx_preset_id;
+
+typedef struct sbx_preset {
+        uint32_t version;               /* SBX_PRESET_VERSION */
+        int32_t  id;                    /* sbx_preset_id (derived) */
+        int32_t  sandbox_mode;          /* sbx_mode */
+        int32_t  approval;              /* sbx_approval */
+} sbx_preset;
+#define SBX_PRESET_VERSION 1u
+#define SBX_PRESET_INIT { SBX_PRESET_VERSION, 0, SBX_MODE_NONE, 0 }
+
+SBX_API const char *sbx_preset_name(int32_t id);
+/* "safe" | "review" | "danger" (a bare "custom" has no values: SBX_E_INVALID). */
+SBX_API sbx_code sbx_preset_resolve(const char *name, sbx_preset *out, sbx_error *err);
+/* Start from base (safe/review/danger) and override the mode and/or approval
+ * (0 = keep).  out->id is the derived state. */
+SBX_API sbx_code sbx_preset_custom(int32_t base, int32_t mode_override,
+                                   int32_t approval_override, sbx_preset *out,
+                                   sbx_error *err);
+/* The derived state of a (mode, approval) pair: a named preset or CUSTOM. */
+SBX_API sbx_code sbx_preset_derive(int32_t sandbox_mode, int32_t approval,
+                                   int32_t *id_out, sbx_error *err);
+
+/* ------------------------------------------------------------ invariants */
+
+/*
+ * Development-mode invariant checks.  When enabled, a broken internal
+ * invariant prints "[sandbox invariant] ..." to stderr and aborts; it is the
+ * only place the library aborts.  On by default when the library was built
+ * without NDEBUG (debug builds), off otherwise.  Thread-safety: atomic.
+ */
+SBX_API void sbx_invariants_set_enabled(int enabled);
+SBX_API int sbx_invariants_enabled(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SANDBOX_H */

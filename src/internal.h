@@ -1,0 +1,69 @@
+/*
+ * internal.h - helpers shared by every layer of libsandbox (not installed).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_INTERNAL_H
+#define SBX_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sandbox.h"
+
+#if defined(__GNUC__)
+#  define SBX__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#  define SBX__NORETURN __attribute__((noreturn))
+#else
+#  define SBX__PRINTF(a, b)
+#  define SBX__NORETURN
+#endif
+
+/* `static` unless the file is compiled for unit tests. */
+#ifdef SBX_UNIT_TESTING
+#  define SBX_STATIC_TESTABLE
+#else
+#  define SBX_STATIC_TESTABLE static
+#endif
+
+#define SBX__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The single writer of sbx_error: fills err (if not NULL) and returns code.
+ */
+sbx_code sbx__fail(sbx_error *err, sbx_code code, int sys_errno, const char *fmt, ...)
+        SBX__PRINTF(4, 5);
+
+/*
+ * Invariant check: when sbx_invariants_enabled(), a false condition prints
+ * "[sandbox invariant] <message>" to stderr and aborts.  When disabled the
+ * check is skipped and the caller's own error path runs.
+ */
+void sbx__invariant_fail(const char *fmt, ...) SBX__PRINTF(1, 2) SBX__NORETURN;
+#define SBX__INVARIANT(cond, ...) \
+        do { \
+                if (!(cond) && sbx_invariants_enabled()) \
+                        sbx__invariant_fail(__VA_ARGS__); \
+        } while (0)
+
+/* Duplicate a string; NULL on allocation failure. */
+char *sbx__strdup(const char *s);
+
+/* ASCII case-insensitive helpers that never depend on the locale. */
+int sbx__ascii_lower(int c);
+int sbx__ascii_isspace(int c);
+/* Find needle (NUL-terminated) in hay[0..hay_len) ignoring ASCII case.
+ * Returns 1 if found.  An empty needle matches nothing (a rule with an empty
+ * signature would match every failure, which is never what is meant). */
+int sbx__memcasemem(const char *hay, size_t hay_len, const char *needle);
+
+/* 1 if s is NULL-free and only whitespace (or empty). */
+int sbx__is_blank(const char *s);
+
+/* Lexically clean an absolute path into out (size outsz): collapses "//",
+ * removes "." and a trailing slash.  ".." is resolved lexically only when
+ * allow_dotdot, otherwise it is an error.  Returns SBX_OK, SBX_E_INVALID
+ * (relative, empty, "..") or SBX_E_RANGE (does not fit). */
+sbx_code sbx__path_clean(const char *path, int allow_dotdot, char *out, size_t outsz);
+
+#endif /* SBX_INTERNAL_H */

@@ -1,0 +1,107 @@
+/*
+ * util.c - small portable helpers: strings, ASCII case, lexical paths.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *sbx_version_string(void)
+{
+#define SBX__STR2(x) #x
+#define SBX__STR(x) SBX__STR2(x)
+        return SBX__STR(SBX_VERSION_MAJOR) "." SBX__STR(SBX_VERSION_MINOR) "."
+               SBX__STR(SBX_VERSION_PATCH);
+#undef SBX__STR
+#undef SBX__STR2
+}
+
+char *sbx__strdup(const char *s)
+{
+        size_t n = strlen(s) + 1;
+        char *d = malloc(n);
+
+        if (d != NULL)
+                memcpy(d, s, n);
+        return d;
+}
+
+int sbx__ascii_lower(int c)
+{
+        return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+int sbx__ascii_isspace(int c)
+{
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+int sbx__memcasemem(const char *hay, size_t hay_len, const char *needle)
+{
+        size_t n = strlen(needle), i, j;
+
+        if (n == 0 || n > hay_len)
+                return 0;
+        for (i = 0; i + n <= hay_len; i++) {
+                for (j = 0; j < n; j++)
+                        if (sbx__ascii_lower((unsigned char) hay[i + j]) !=
+                            sbx__ascii_lower((unsigned char) needle[j]))
+                                break;
+                if (j == n)
+                        return 1;
+        }
+        return 0;
+}
+
+int sbx__is_blank(const char *s)
+{
+        for (; *s != '\0'; s++)
+                if (!sbx__ascii_isspace((unsigned char) *s))
+                        return 0;
+        return 1;
+}
+
+sbx_code sbx__path_clean(const char *path, int allow_dotdot, char *out, size_t outsz)
+{
+        size_t o = 0;
+        const char *p = path;
+
+        if (path == NULL || path[0] != '/' || outsz < 2)
+                return SBX_E_INVALID;
+        out[o++] = '/';
+        while (*p != '\0') {
+                const char *seg;
+                size_t len;
+
+                while (*p == '/')
+                        p++;
+                seg = p;
+                while (*p != '\0' && *p != '/')
+                        p++;
+                len = (size_t) (p - seg);
+                if (len == 0 || (len == 1 && seg[0] == '.'))
+                        continue;
+                if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+                        if (!allow_dotdot)
+                                return SBX_E_INVALID;
+                        /* Drop the last component (the root stays the root). */
+                        while (o > 1 && out[o - 1] != '/')
+                                o--;
+                        if (o > 1)
+                                o--;
+                        continue;
+                }
+                if (o > 1) {
+                        if (o + 1 >= outsz)
+                                return SBX_E_RANGE;
+                        out[o++] = '/';
+                }
+                if (o + len >= outsz)
+                        return SBX_E_RANGE;
+                memcpy(out + o, seg, len);
+                o += len;
+        }
+        out[o] = '\0';
+        return SBX_OK;
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Compare the dynamic symbols the library exports with the functions the
+# public header declares with SBX_API.  Any difference fails.
+set -eu
+lib=$1 header=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRW]$/ {print $3}' | sed 's/@.*//' | sort -u > "$tmp/exported"
+tr '\n' ' ' < "$header" | sed 's/SBX_API/\nSBX_API/g' | grep '^SBX_API' \
+        | sed -E 's/^SBX_API[^(]*[ *](sbx_[a-z0-9_]+)[ ]*\(.*/\1/' | sort -u > "$tmp/declared"
+if ! diff -u "$tmp/declared" "$tmp/exported"; then
+        echo "exported symbols differ from the SBX_API declarations in sandbox.h" >&2
+        exit 1
+fi
+echo "exports: $(wc -l < "$tmp/exported") symbols match sandbox.h"

@@ -1,0 +1,17 @@
+// The public header must compile as C++ too (extern "C", no C-only syntax).
+#include <sandbox.h>
+
+int sbx_headertest_cxx();
+int sbx_headertest_cxx()
+{
+        sbx_error e = sbx_error();
+        sbx_policy_request r = SBX_POLICY_REQUEST_INIT;
+        sbx_mode_event ev = SBX_MODE_EVENT_INIT;
+        sbx_runner_rule rule = SBX_RUNNER_RULE_INIT;
+        sbx_preset p = SBX_PRESET_INIT;
+        sbx_escalation_request q = SBX_ESCALATION_REQUEST_INIT;
+        sbx_session_log_report lr = SBX_SESSION_LOG_REPORT_INIT;
+
+        (void) r; (void) ev; (void) rule; (void) p; (void) q; (void) lr;
+        return e.code + (sbx_code_name(SBX_OK) != 0);
+}
