@@ -462,6 +462,197 @@ SBX_API sbx_code sbx_preset_custom(int32_t base, int32_t mode_override,
 SBX_API sbx_code sbx_preset_derive(int32_t sandbox_mode, int32_t approval,
                                    int32_t *id_out, sbx_error *err);
 
+/* -------------------------------------------------------------- profiles */
+
+/*
+ * The authority model of a profile: every capability is Deny, Gated or
+ * Allow.  Deny < Gated < Allow.  Gated is closed until a single-spawn grant
+ * opens it for one exact command; Deny can never be opened.
+ */
+typedef enum sbx_access {
+        SBX_ACCESS_DENY  = 0,
+        SBX_ACCESS_GATED = 1,
+        SBX_ACCESS_ALLOW = 2
+} sbx_access;
+
+/* "deny" | "gated" | "allow"; "invalid" otherwise.  Never NULL. */
+SBX_API const char *sbx_access_name(int32_t access);
+
+typedef enum sbx_home {
+        SBX_HOME_ISOLATED = 0,  /* an owner-only scratch HOME; the caller's home is hidden */
+        SBX_HOME_REAL     = 1   /* HOME is the caller's; access still follows the profile */
+} sbx_home;
+
+typedef enum sbx_isolation {
+        SBX_ISOLATION_SANDBOXED  = 0,   /* compiled into an OS boundary */
+        SBX_ISOLATION_UNCONFINED = 1    /* runs with the caller's authority; needs ack */
+} sbx_isolation;
+
+/* One additional root with its own read and write access. */
+typedef struct sbx_root_access {
+        const char *path;               /* canonical absolute path */
+        int32_t     read;               /* sbx_access */
+        int32_t     write;              /* sbx_access, never wider than read */
+} sbx_root_access;
+
+/*
+ * Every field of the seed's ProfileConfig.  A zeroed config (version 0 is
+ * accepted as the first layout) plus a workspace root is the most
+ * restrictive profile: nothing readable or writable, no network, no
+ * commands, isolated HOME, sandboxed.
+ */
+typedef struct sbx_profile_config {
+        uint32_t version;               /* SBX_PROFILE_CONFIG_VERSION (or 0) */
+        const char *workspace_root;     /* canonical absolute path, required */
+        int32_t  workspace_read;        /* sbx_access */
+        int32_t  workspace_write;       /* sbx_access */
+        int32_t  host_read;             /* sbx_access: everything outside the roots */
+        int32_t  host_write;            /* sbx_access */
+        int32_t  network;               /* sbx_access */
+        int32_t  command;               /* sbx_access: command.execute */
+        int32_t  home;                  /* sbx_home */
+        int32_t  isolation;             /* sbx_isolation */
+        const sbx_root_access *additional_roots;
+        size_t   n_additional_roots;
+        int32_t  ack_unconfined;        /* 1 = acknowledged; required with UNCONFINED */
+} sbx_profile_config;
+#define SBX_PROFILE_CONFIG_VERSION 1u
+#define SBX_PROFILE_CONFIG_INIT \
+        { SBX_PROFILE_CONFIG_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0 }
+
+/* An immutable, validated profile.  Thread-safe to share. */
+typedef struct sbx_profile sbx_profile;
+
+/*
+ * Validate cfg and build a profile.  Rejected with SBX_E_INVALID naming the
+ * field: a missing, relative or non-canonical workspace root ("..", ".",
+ * "//", a trailing slash, a symlink component); an invalid enum value;
+ * write wider than read anywhere; an additional root that is relative,
+ * non-canonical, duplicated, or the workspace root itself; unconfined
+ * without ack, or with any filesystem/network field (additional roots
+ * included) other than Allow, or with an isolated HOME; ack without
+ * unconfined.  Errors also: SBX_E_RANGE, SBX_E_IO (the root could not be
+ * examined), SBX_E_NOMEM.  Rules and reasons: docs/profiles.md.
+ */
+SBX_API sbx_code sbx_profile_new(const sbx_profile_config *cfg, sbx_profile **out,
+                                 sbx_error *err);
+SBX_API void sbx_profile_free(sbx_profile *profile);
+/* Borrowed canonical workspace root; NULL for NULL. */
+SBX_API const char *sbx_profile_workspace_root(const sbx_profile *profile);
+/* The profile's normalized configuration (borrowed strings). */
+SBX_API sbx_code sbx_profile_config_get(const sbx_profile *profile, sbx_profile_config *out,
+                                        sbx_error *err);
+
+/*
+ * The component-wise intersection of base and ceiling: never wider than
+ * base (or ceiling) for any capability and any path, keeping base's
+ * workspace root.  Roots configured in either are kept, each with the
+ * minimum of what both profiles give it.  Sandboxed < unconfined,
+ * isolated < real HOME.  Errors: SBX_E_INVALID, SBX_E_NOMEM.
+ */
+SBX_API sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceiling,
+                                      sbx_profile **out, sbx_error *err);
+
+/* The named profiles of the three modes (docs/profiles.md has the table). */
+SBX_API sbx_code sbx_profile_from_mode(int32_t mode, const char *workspace_root,
+                                       sbx_profile **out, sbx_error *err);
+/* A preset's profile: its sandbox mode's profile. */
+SBX_API sbx_code sbx_profile_from_preset(const sbx_preset *preset, const char *workspace_root,
+                                         sbx_profile **out, sbx_error *err);
+
+/*
+ * The gate seam.  sbx_profile_access_version() is 1.  Callers pass the
+ * version they were written against; anything else is SBX_E_UNSUPPORTED.
+ *
+ * kind                scope
+ * ------------------  ---------------------------------------------------
+ * "filesystem.read",  a canonical absolute path: the deepest configured
+ * "filesystem.write"  root containing it wins (additional roots, the
+ *                     workspace root), else host;
+ *                     "tree:<path>": <path> must be a configured root
+ *                     exactly, and its own access is returned;
+ *                     "host": the host access.
+ * "network"           "<host>:<port>" (DNS name, IPv4, or [IPv6]; port
+ *                     1..65535) or "*" (any destination).
+ * "command.execute"   the exact normalized command: non-empty, no leading
+ *                     or trailing whitespace, no control characters, valid
+ *                     UTF-8, at most 65536 bytes.
+ *
+ * Unknown kinds and malformed scopes are SBX_E_INVALID, a tree: scope that
+ * is not a configured root SBX_E_NOT_FOUND; *access_out is then untouched:
+ * an error is never a permissive value.
+ */
+#define SBX_PROFILE_ACCESS_VERSION 1u
+SBX_API uint32_t sbx_profile_access_version(void);
+SBX_API sbx_code sbx_profile_access_for(const sbx_profile *profile, uint32_t version,
+                                        const char *kind, const char *scope,
+                                        int32_t *access_out, sbx_error *err);
+
+/*
+ * A stable SHA-256 (lower-case hex, 64 chars + NUL) over a canonical
+ * serialization of every durable authority input of the profile.  Equal
+ * for equal authority, different for any change.  Errors: SBX_E_INVALID,
+ * SBX_E_RANGE (buflen < SBX_FINGERPRINT_SIZE).
+ */
+#define SBX_FINGERPRINT_SIZE 65
+SBX_API sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
+                                         sbx_error *err);
+
+/* ------------------------------------------------------------ guarantees */
+
+/* What a boundary promises.  Bits of a uint32_t. */
+#define SBX_G_READ_BOUNDARY     (1u << 0)  /* reads outside the readable roots fail */
+#define SBX_G_WRITE_BOUNDARY    (1u << 1)  /* writes outside the writable roots fail */
+#define SBX_G_ENV_SCRUB         (1u << 2)  /* environment reduced to an allow-list */
+#define SBX_G_PROCESS_ISOLATION (1u << 3)  /* host processes invisible and unreachable */
+#define SBX_G_NETWORK_DENY      (1u << 4)  /* no network beyond a private loopback */
+#define SBX_G_TARGET_NETWORK    (1u << 5)  /* only approved host:port targets */
+#define SBX_G_ADDRESS_NETWORK   (1u << 6)  /* address-class egress rules */
+#define SBX_G_RESOURCE_LIMITS   (1u << 7)  /* pids/memory/cpu limits applied */
+#define SBX_G_HOME_ISOLATION    (1u << 8)  /* caller's home hidden, scratch HOME */
+#define SBX_G_PROTECTED_PATHS   (1u << 9)  /* .git/hooks, .git/config stay read-only */
+#define SBX_G_SYSCALL_FILTER    (1u << 10) /* escape syscalls refused (seccomp) */
+#define SBX_G_NO_NEW_PRIVS      (1u << 11) /* no privilege gain, no capabilities */
+#define SBX_G_TTY_ISOLATION     (1u << 12) /* no terminal to inject into */
+#define SBX_G_FD_ISOLATION      (1u << 13) /* only stdio and passed fds survive */
+#define SBX_G_ALL               ((1u << 14) - 1u)
+
+/* "read-boundary" etc. for a single bit; "invalid" otherwise.  Never NULL. */
+SBX_API const char *sbx_guarantee_name(uint32_t bit);
+
+typedef enum sbx_enforcement {
+        SBX_ENFORCEMENT_NONE    = 0,    /* nothing enforced (unconfined, or not run) */
+        SBX_ENFORCEMENT_PARTIAL = 1,    /* some required guarantee is missing */
+        SBX_ENFORCEMENT_FULL    = 2     /* every required guarantee achieved */
+} sbx_enforcement;
+
+typedef struct sbx_guarantee_report {
+        uint32_t version;               /* SBX_GUARANTEE_REPORT_VERSION */
+        uint32_t required;              /* SBX_G_* the profile needs */
+        uint32_t achieved;              /* SBX_G_* a backend enforced (0 before one ran) */
+        int32_t  enforcement;           /* sbx_enforcement */
+} sbx_guarantee_report;
+#define SBX_GUARANTEE_REPORT_VERSION 1u
+#define SBX_GUARANTEE_REPORT_INIT { SBX_GUARANTEE_REPORT_VERSION, 0, 0, 0 }
+
+/* ------------------------------------------------------------- compile */
+
+/*
+ * A backend-neutral plan compiled from a profile: the filesystem rule list,
+ * the network decision, and the environment / HOME / TMPDIR decisions.
+ * Pure (no I/O), immutable, thread-safe to share.
+ */
+typedef struct sbx_plan sbx_plan;
+
+SBX_API sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error *err);
+SBX_API void sbx_plan_free(sbx_plan *plan);
+/* What the plan requires (achieved = 0, enforcement = NONE). */
+SBX_API sbx_code sbx_plan_guarantees(const sbx_plan *plan, sbx_guarantee_report *out,
+                                     sbx_error *err);
+/* A deterministic text rendering of the whole plan (for --explain and
+ * golden tests); *text_out is freed with sbx_free(). */
+SBX_API sbx_code sbx_plan_describe(const sbx_plan *plan, char **text_out, sbx_error *err);
+
 /* ------------------------------------------------------------ invariants */
 
 /*

@@ -2,7 +2,8 @@
 # Layering check (docs/architecture.md): dependencies point one way.
 #   policy -> (nothing but internal.h)
 #   paths, session -> policy
-#   compile -> policy, paths
+#   profile -> paths, policy
+#   compile -> profile, paths, policy
 #   linux/darwin/windows -> compile, paths, policy
 # A file may never include a header of a layer above it.
 set -eu
@@ -17,10 +18,11 @@ check() { # layer, forbidden-regex
                 fi
         done
 }
-check policy  'paths|session|compile|linux|darwin|windows|exec|net'
-check paths   'session|compile|linux|darwin|windows|exec|net'
-check session 'compile|linux|darwin|windows|exec|net'
-check compile 'linux|darwin|windows|exec|net'
+check policy  'paths|session|profile|compile|linux|darwin|windows|exec|net'
+check paths   'session|profile|compile|linux|darwin|windows|exec|net'
+check session 'profile|compile|linux|darwin|windows|exec|net'
+check profile 'session|compile|linux|darwin|windows|exec|net'
+check compile 'session|linux|darwin|windows|exec|net'
 # Bare, non-CLOEXEC fd creation is rejected in the library (STYLE.md 25).
 if grep -rnE '\b(pipe|dup|accept|epoll_create|inotify_init)\(' "$root/src" --include=*.c; then
         echo "use the CLOEXEC variants (pipe2, F_DUPFD_CLOEXEC, accept4, ...)" >&2

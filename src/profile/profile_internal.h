@@ -1,0 +1,46 @@
+/*
+ * profile_internal.h - the profile's private representation, shared with
+ * the compile layer and the backends.  Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_PROFILE_INTERNAL_H
+#define SBX_PROFILE_INTERNAL_H
+
+#include "internal.h"
+
+/* One configured additional root (canonical path, its own access). */
+struct sbx_profile_root {
+        char   *path;
+        int32_t read;           /* sbx_access */
+        int32_t write;          /* sbx_access, <= read */
+};
+
+/*
+ * A validated, immutable profile.  Every field is normalized: the roots are
+ * sorted by strcmp(path) and never include the workspace root; an
+ * unconfined profile has every filesystem/network field Allow.
+ */
+struct sbx_profile {
+        char   *workspace_root;         /* canonical */
+        int32_t workspace_read;
+        int32_t workspace_write;
+        int32_t host_read;
+        int32_t host_write;
+        int32_t network;
+        int32_t command;
+        int32_t home;                   /* sbx_home */
+        int32_t isolation;              /* sbx_isolation */
+        int32_t ack_unconfined;         /* 0 or 1 */
+        struct sbx_profile_root *roots; /* sorted by path */
+        size_t  n_roots;
+        sbx_root_access *view;          /* n_roots entries for sbx_profile_config_get */
+};
+
+/*
+ * The access a canonical path has for reading (write = 0) or writing
+ * (write = 1): the deepest configured root containing it (additional roots
+ * and the workspace root) wins, else the host access.  Pure.
+ */
+int32_t sbx__profile_path_access(const sbx_profile *p, const char *path, int write);
+
+#endif /* SBX_PROFILE_INTERNAL_H */
