@@ -344,7 +344,8 @@ typedef struct sbx_runner_rule {
  * The three-stage match: (1) exit 0 never matches; a non-empty allow-list
  * must contain exit_code; (2) stderr lines equal (trimmed, case-insensitive)
  * to an informational line are dropped; (3) the remaining lines are searched
- * case-insensitively for each fatal signature in order.  On a match
+ * case-insensitively, one line at a time (a signature never spans lines),
+ * for each fatal signature in order.  On a match
  * *matched_out = 1 and *signature_out points into the rule; else 0 / NULL.
  * err_text may hold any bytes (NUL included).  Errors: SBX_E_INVALID.
  */
@@ -356,7 +357,10 @@ SBX_API sbx_code sbx_runner_rule_matches(const sbx_runner_rule *rule, int exit_c
 /* -------------------------------------------------------- denial marker */
 
 /* The model-facing marker, exactly "[sandbox: file access denied under <mode> mode]".
- * Errors: SBX_E_INVALID (bad mode), SBX_E_RANGE (buffer too small; nothing written). */
+ * SBX_DENIAL_MARKER_MAX bytes always suffice (NUL included).
+ * Errors: SBX_E_INVALID (bad mode, NULL buf), SBX_E_RANGE (buffer too small;
+ * nothing written).  Thread-safety: pure.  Since: 0.1. */
+#define SBX_DENIAL_MARKER_MAX 60
 SBX_API sbx_code sbx_denial_marker(int32_t mode, char *buf, size_t buflen, sbx_error *err);
 
 /*
@@ -400,12 +404,16 @@ SBX_API int sbx_path_is_within(const char *path, const char *const *roots, size_
 
 /* ------------------------------------------------------- terminal text */
 
-/* Strip CSI, OSC (BEL- or ST-terminated) and two-byte ESC sequences in place.
- * Any bytes, linear time; *out_len <= len.  Errors: SBX_E_INVALID. */
+/* Strip CSI, OSC (BEL- or ST-terminated), DCS/SOS/PM/APC strings, and two-
+ * and three-byte ESC sequences (ESC 7, ESC ( B) in place.  An unterminated
+ * sequence is removed to the end of the buffer.  8-bit C1 bytes are kept
+ * (they are UTF-8 continuation bytes).  Any bytes, linear time;
+ * *out_len <= len.  Errors: SBX_E_INVALID (buf NULL with len > 0, out_len
+ * NULL).  Thread-safety: pure.  Since: 0.1. */
 SBX_API sbx_code sbx_text_strip_ansi(char *buf, size_t len, size_t *out_len, sbx_error *err);
-/* Fold CRLF and lone CR into LF and drop BEL, in place. */
+/* Fold CRLF and lone CR into LF and drop BEL, in place.  Errors: SBX_E_INVALID. */
 SBX_API sbx_code sbx_text_normalize(char *buf, size_t len, size_t *out_len, sbx_error *err);
-/* strip_ansi then normalize. */
+/* strip_ansi then normalize.  Errors: SBX_E_INVALID. */
 SBX_API sbx_code sbx_text_sanitize(char *buf, size_t len, size_t *out_len, sbx_error *err);
 
 /* ---------------------------------------------- approval policy & presets */
