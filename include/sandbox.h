@@ -194,12 +194,18 @@ typedef struct sbx_session_log_report {
 #define SBX_SESSION_LOG_REPORT_VERSION 1u
 #define SBX_SESSION_LOG_REPORT_INIT { SBX_SESSION_LOG_REPORT_VERSION, 0, 0, 0 }
 
-/* Open (creating 0600 if missing) and replay.  report may be NULL.
- * Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_CORRUPT, SBX_E_NOMEM.
+/* Open (creating 0600 if missing) and replay.  report may be NULL.  The
+ * handle holds an exclusive flock(2) until closed: a second opener gets
+ * SBX_E_IO ("log is in use").  Limits: 64 MiB per file, 64 KiB per line.
+ * Errors: SBX_E_INVALID (also a symlink, directory or special file),
+ * SBX_E_IO, SBX_E_CORRUPT, SBX_E_RANGE (file too large), SBX_E_NOMEM.
  * Thread-safety: one thread at a time per log.  Since: 0.1. */
 SBX_API sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
                                       sbx_session_log_report *report, sbx_error *err);
-/* Append one validated event durably.  Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_NOMEM. */
+/* Append one validated event durably (one write(2) + fsync(2)).  After an
+ * I/O failure the file is rolled back to its last good size and the handle
+ * refuses further appends (SBX_E_IO): close and reopen to see what is on
+ * disk.  Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_NOMEM. */
 SBX_API sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *event,
                                         sbx_error *err);
 /* Borrow the replayed + appended events (valid until the next append or close). */
