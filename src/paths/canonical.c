@@ -345,6 +345,40 @@ static void strv_free_n(char **v, size_t n)
         free(v);
 }
 
+sbx_code sbx__roots_collapse(char **v, size_t n, size_t *n_out)
+{
+        size_t kept = 0, i, j;
+
+        if ((v == NULL && n > 0) || n_out == NULL)
+                return SBX_E_INVALID;
+        for (i = 0; i < n; i++)
+                if (v[i] == NULL || v[i][0] != '/')
+                        return SBX_E_INVALID;
+        /* Sorted with strcmp, an ancestor ("/a/b") always precedes its
+         * descendants ("/a/b/c") because it is their prefix, though not
+         * necessarily adjacent ("/a/b-x" sorts between), so each root is
+         * checked against every root kept so far.  An equal root counts as
+         * covered, which removes duplicates. */
+        if (n > 1)
+                qsort(v, n, sizeof(*v), cmp_str);
+        for (i = 0; i < n; i++) {
+                int covered = 0;
+
+                for (j = 0; j < kept && !covered; j++)
+                        covered = sbx__path_has_prefix(v[i], v[j]);
+                if (covered) {
+                        free(v[i]);
+                        v[i] = NULL;
+                } else {
+                        v[kept++] = v[i];
+                        if (kept - 1 != i)
+                                v[i] = NULL;
+                }
+        }
+        *n_out = kept;
+        return SBX_OK;
+}
+
 sbx_code sbx_writable_roots(const sbx_confined_policy *policy, const char *const *extra,
                             size_t n_extra, char ***out, size_t *n_out, sbx_error *err)
 {
@@ -352,7 +386,7 @@ sbx_code sbx_writable_roots(const sbx_confined_policy *policy, const char *const
         char buf[SBX_PATH_MAX];
         char what[48];
         char **v;
-        size_t n = 0, kept = 0, i, j;
+        size_t n = 0, kept = 0, i;
         int with_workspace;
         sbx_code c;
 
@@ -416,25 +450,12 @@ sbx_code sbx_writable_roots(const sbx_confined_policy *policy, const char *const
                 n++;
         }
 
-        /* Sorted with strcmp, an ancestor ("/a/b") always precedes its
-         * descendants ("/a/b/c") because it is their prefix, though not
-         * necessarily adjacent ("/a/b-x" sorts between), so each root is
-         * checked against every root kept so far. */
-        if (n > 1)
-                qsort(v, n, sizeof(*v), cmp_str);
-        for (i = 0; i < n; i++) {
-                int covered = 0;
-
-                for (j = 0; j < kept && !covered; j++)
-                        covered = sbx__path_has_prefix(v[i], v[j]);
-                if (covered) {
-                        free(v[i]);
-                        v[i] = NULL;
-                } else {
-                        v[kept++] = v[i];
-                        if (kept - 1 != i)
-                                v[i] = NULL;
-                }
+        c = sbx__roots_collapse(v, n, &kept);
+        if (c != SBX_OK) {
+                SBX__INVARIANT(0, "sbx__roots_collapse refused canonical roots");
+                strv_free_n(v, n);
+                return sbx__fail(err, SBX_E_INTERNAL, 0, "%s: internal error collapsing roots",
+                                 fn);
         }
         v[kept] = NULL;
 

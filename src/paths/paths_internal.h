@@ -28,4 +28,15 @@ int sbx__path_has_prefix(const char *path, const char *root);
 sbx_code sbx__path_canonical_buf(const char *fn, const char *what, const char *path,
                                  char *out, sbx_error *err);
 
+/*
+ * The one writable-roots collapse, shared by sbx_writable_roots() and the
+ * compile layer's plan.  v[0..n) are malloc'd, already canonical absolute
+ * paths.  Sorts them with strcmp, drops duplicates and every root nested
+ * in another root (freeing the dropped strings), and compacts the
+ * survivors into v[0..*n_out); v[*n_out..n) become NULL.  Pure: no I/O.
+ * Returns SBX_OK, or SBX_E_INVALID (v NULL with n > 0, n_out NULL, or an
+ * entry NULL or not absolute) before touching anything.
+ */
+sbx_code sbx__roots_collapse(char **v, size_t n, size_t *n_out);
+
 #endif /* SBX_PATHS_INTERNAL_H */

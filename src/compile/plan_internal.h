@@ -1,0 +1,111 @@
+/*
+ * plan_internal.h - the compiled plan (struct sbx_plan), shared with the
+ * backends that turn it into bwrap argv, Landlock rules, SBPL text and so
+ * on.  Not installed.  docs/compile.md describes every field.
+ *
+ * A plan is immutable once sbx_plan_compile() returns it: backends read the
+ * fields directly and never modify them.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_COMPILE_PLAN_INTERNAL_H
+#define SBX_COMPILE_PLAN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* Access bits of a filesystem rule. */
+#define SBX__FS_READ  (1u << 0)
+#define SBX__FS_WRITE (1u << 1)
+#define SBX__FS_EXEC  (1u << 2)
+
+/* Scope of a filesystem rule. */
+#define SBX__FS_EXACT 1         /* this path only */
+#define SBX__FS_TREE  2         /* this path and everything below it */
+
+/* Where a rule came from (also the secondary sort key). */
+#define SBX__ORIGIN_HOST       1u  /* "/" from host_read / host_write */
+#define SBX__ORIGIN_WORKSPACE  2u  /* the workspace root */
+#define SBX__ORIGIN_ADDITIONAL 3u  /* a configured additional root */
+#define SBX__ORIGIN_PROTECTED  4u  /* <writable root>/.git/{hooks,config} */
+#define SBX__ORIGIN_RUNTIME    5u  /* loader, libraries, /dev/null...: a backend necessity */
+
+/* The network decision. */
+#define SBX__NET_DENY              1  /* private network namespace, loopback only */
+#define SBX__NET_DENY_UNLESS_GRANT 2  /* Gated: closed until a network grant */
+#define SBX__NET_ALLOW             3  /* the host network */
+
+/* HOME and TMPDIR decisions. */
+#define SBX__ENV_DIR_SCRATCH 1  /* a per-executor owner-only directory */
+#define SBX__ENV_DIR_CALLER  2  /* the caller's value, unchanged */
+
+/*
+ * One filesystem rule.  The rules of a plan are sorted by strcmp(path) then
+ * origin, and no two rules share a path.  For a path, the deepest rule that
+ * contains it decides (an EXACT rule contains only its own path; a TREE
+ * rule its path and everything below it); a path no rule contains is
+ * denied.  access 0 is an explicit carve-out: the path must be hidden even
+ * though a shallower rule grants it.
+ */
+struct sbx_plan_fs_rule {
+        char    *path;          /* canonical absolute path */
+        uint32_t access;        /* SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC */
+        int32_t  scope;         /* SBX__FS_EXACT or SBX__FS_TREE */
+        uint32_t origin;        /* SBX__ORIGIN_* */
+};
+
+struct sbx_plan {
+        int32_t  direct;        /* 1: unconfined, no boundary at all */
+        int32_t  command;       /* sbx_access of command.execute */
+        int32_t  network;       /* SBX__NET_* */
+        int32_t  home;          /* SBX__ENV_DIR_* for HOME */
+        int32_t  tmpdir;        /* SBX__ENV_DIR_* for TMPDIR */
+        int32_t  env_passthrough; /* 1: the environment is passed unchanged */
+        char    *workspace_root;  /* canonical; a copy of the profile's */
+
+        struct sbx_plan_fs_rule *rules;  /* sorted; empty for a direct plan */
+        size_t   n_rules;
+
+        /* Collapsed writable roots (canonical, deduplicated, nested roots
+         * collapsed, sorted), NULL-terminated; never NULL itself. */
+        char   **writable;
+        size_t   n_writable;
+
+        uint32_t required;      /* SBX_G_* the plan requires */
+};
+
+/*
+ * The environment allow-list of a sandboxed plan, in describe order.  An
+ * entry ending in '*' is a prefix ("LC_*" passes LC_ALL, LC_CTYPE, ...).
+ * HOME and TMPDIR are not in the list: the executor sets them from the
+ * plan's home / tmpdir decisions.
+ */
+extern const char *const sbx__plan_env_allow[];
+extern const size_t sbx__plan_n_env_allow;
+
+/*
+ * 1 if the variable `name` (a name only, no '=') passes into the child
+ * under `plan`: always for a direct plan; for a sandboxed plan only names
+ * on the allow-list.  0 for NULL, an empty name or a name containing '='.
+ * Pure.
+ */
+int sbx__plan_env_allowed(const struct sbx_plan *plan, const char *name);
+
+/*
+ * The rule that decides for canonical path `path`: the deepest rule
+ * containing it, or NULL (denied).  Pure.
+ */
+const struct sbx_plan_fs_rule *sbx__plan_rule_for(const struct sbx_plan *plan,
+                                                  const char *path);
+
+/*
+ * The describe escaping of one path, malloc'd (NULL on allocation
+ * failure): '\\' -> "\\\\", '\n' -> "\\n", any other byte < 0x20 and 0x7F
+ * -> "\\xHH" (lower-case hex); every other byte is copied, so one path can
+ * never spell two lines.
+ */
+char *sbx__plan_escape(const char *s);
+
+#endif /* SBX_COMPILE_PLAN_INTERNAL_H */
