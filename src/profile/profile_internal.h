@@ -8,6 +8,13 @@
 
 #include "internal.h"
 
+/* At most this many additional roots in a profile (sbx_profile_new and the
+ * result of sbx_profile_restrict): SBX_E_RANGE beyond. */
+#define SBX__PROFILE_MAX_ROOTS 256
+
+/* The longest command.execute scope, in bytes (sandbox.h). */
+#define SBX__COMMAND_MAX 65536
+
 /* One configured additional root (canonical path, its own access). */
 struct sbx_profile_root {
         char   *path;
