@@ -1,0 +1,116 @@
+/*
+ * linux_internal.h - the Linux enforcement building blocks shared by the
+ * rung-1 (namespaces) and rung-2 (Landlock-only) backends.  Not installed.
+ *
+ * Every *_prepare / *_build function runs in the parent and may allocate;
+ * every *_child function is async-signal-safe (no malloc, stdio or locks)
+ * and is called between fork/clone and execve.  *_child functions return 0
+ * or a negative errno and never exit.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_LINUX_INTERNAL_H
+#define SBX_LINUX_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "compile/plan_internal.h"
+
+/* Filesystem access bits of a rule: SBX__FS_READ / WRITE / EXEC from the plan. */
+
+/* ------------------------------------------------------------ landlock.c */
+
+struct sbx__ll_rule {
+        const char *path;       /* canonical absolute path */
+        uint32_t    access;     /* SBX__FS_* */
+        int         tree;       /* 1 = the whole tree below path, 0 = exact file */
+};
+
+/* Options for sbx__landlock_prepare. */
+#define SBX__LL_NET_DENY        (1u << 0)  /* handle TCP bind/connect with no port allowed */
+#define SBX__LL_SCOPE_ABSTRACT  (1u << 1)  /* no abstract unix sockets outside the domain */
+#define SBX__LL_SCOPE_SIGNAL    (1u << 2)  /* no signals to processes outside the domain */
+#define SBX__LL_SKIP_MISSING    (1u << 3)  /* a rule path that does not exist is skipped */
+
+/* The running kernel's Landlock ABI (cached, thread-safe); 0 = none. */
+int sbx__landlock_abi(void);
+
+/*
+ * Build a ruleset fd (O_CLOEXEC) in the parent that allows exactly `rules`
+ * and handles every filesystem right the running ABI knows.  *missing_out
+ * gets the SBX_G_* guarantees the options asked for but the ABI cannot give
+ * (e.g. NET_DENY on ABI < 4 -> SBX_G_NETWORK_DENY): the caller decides
+ * whether that is partial enforcement or an error.  A rule path that cannot
+ * be opened is an error naming it, unless SKIP_MISSING and it is ENOENT
+ * (or ENOTDIR: a component is a file, so the path cannot exist either).
+ * Errors: SBX_E_SANDBOX_UNAVAILABLE (no Landlock), SBX_E_IO, SBX_E_INVALID,
+ * SBX_E_INTERNAL (the kernel refused a ruleset or rule; errno kept).
+ * Outputs are written only on success; every fd opened is closed.
+ *
+ * Rule paths must be lexically canonical (checked) and already resolved
+ * (symlinks are followed when the path is opened).  Two rules on one path
+ * must be identical.  Mapping (landlock.c has the details):
+ *   READ -> read files + list directories, EXEC -> execute,
+ *   WRITE -> write/truncate files, create/remove/rename entries (regular
+ *   files, directories, fifos, sockets, symlinks; never device nodes),
+ *   REFER (renames/links) only between writable trees, device ioctls only
+ *   on a rule naming a character device with WRITE (e.g. /dev/null).
+ * A rule on a non-directory gets file rights only; an exact (tree = 0)
+ * rule on a directory grants nothing (Landlock cannot grant a directory
+ * without its tree).
+ *
+ * *missing_out:
+ *   ABI < 5 (no TRUNCATE before 3, no IOCTL_DEV before 5) -> WRITE_BOUNDARY;
+ *   NET_DENY on ABI < 4 -> NETWORK_DENY; SCOPE_ABSTRACT on ABI < 6 ->
+ *   NETWORK_DENY; SCOPE_SIGNAL on ABI < 6 -> PROCESS_ISOLATION;
+ *   a rule nested below a tree rule that grants more (Landlock rights are a
+ *   union along the path, so e.g. a read-only .git/hooks inside a writable
+ *   workspace or an access-0 carve-out cannot be enforced; lexical, so a
+ *   nested rule skipped as missing counts too) -> READ_BOUNDARY |
+ *   HOME_ISOLATION when it meant to take read away, WRITE_BOUNDARY |
+ *   PROTECTED_PATHS when it meant to take write away.  A backend whose
+ *   mounts do the narrowing (rung 1) may ignore these filesystem bits.
+ *
+ * What Landlock does not stop, whatever the ABI (cover it elsewhere):
+ *   chmod/chown/utimes/setxattr/stat/access/chdir/flock/fcntl on any path;
+ *   reads, writes and ioctls through fds opened before the domain;
+ *   a hardlink to an outside file that already exists in a writable tree;
+ *   connect(2) to pathname unix sockets; UDP, raw, SCTP, MPTCP and every
+ *   non-TCP protocol; TCP Fast Open (sendto with MSG_FASTOPEN connects
+ *   without the connect hook).  So NET_DENY is never SBX_G_NETWORK_DENY on
+ *   its own: pair it with a network namespace or seccomp's SBX__SC_DENY_INET.
+ */
+sbx_code sbx__landlock_prepare(const struct sbx__ll_rule *rules, size_t n, uint32_t opts,
+                               int *ruleset_fd_out, uint32_t *missing_out, sbx_error *err);
+
+/* In the child: no_new_privs + landlock_restrict_self(fd).  0 or -errno.
+ * Restricts the calling thread and its future children; the fd stays open
+ * (it is O_CLOEXEC).  Async-signal-safe. */
+int sbx__landlock_enforce_child(int ruleset_fd);
+
+/* In the child, before enforcing: allow `access` (SBX__FS_*) below the
+ * directory `path` (e.g. a tmpfs the child just mounted), using the same
+ * rights mapping as sbx__landlock_prepare.  Async-signal-safe.  0 or -errno. */
+int sbx__landlock_add_child(int ruleset_fd, const char *path, uint32_t access);
+
+/* ------------------------------------------------------------- seccomp.c */
+
+/* Options for sbx__seccomp_build. */
+#define SBX__SC_DENY_INET       (1u << 0)  /* refuse AF_INET/AF_INET6 sockets */
+#define SBX__SC_DENY_UNIX_PATH  (1u << 1)  /* refuse socket(AF_UNIX) (socketpair stays) */
+
+struct sbx__bpf {
+        void  *filter;          /* struct sock_filter[] */
+        size_t len;             /* number of instructions */
+};
+
+/* Build the escape-primitive deny list in the parent (libseccomp, every
+ * local arch, kill on a foreign arch).  Errors: SBX_E_INTERNAL, SBX_E_NOMEM. */
+sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
+void sbx__seccomp_free(struct sbx__bpf *bpf);
+/* In the child (no_new_privs must already be set): load it.  0 or -errno. */
+int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
+
+#endif /* SBX_LINUX_INTERNAL_H */
