@@ -35,6 +35,19 @@
 
 #include <sandbox.h>
 
+/* A NUL-terminated copy of len bytes (which may hold NULs themselves);
+ * strndup would scan the fuzzer's unterminated buffer. */
+static char *dup_bytes(const char *p, size_t len)
+{
+        char *s = malloc(len + 1);
+
+        if (s != NULL) {
+                memcpy(s, p, len);
+                s[len] = '\0';
+        }
+        return s;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
@@ -295,9 +308,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         nl = memchr(rest, '\n', (size_t) (end - rest));
         len = (size_t) ((nl != NULL ? nl : end) - rest);
-        kind = strndup(rest, len);
+        kind = dup_bytes(rest, len);
         rest = nl != NULL ? nl + 1 : end;
-        scope = strndup(rest, (size_t) (end - rest));
+        scope = dup_bytes(rest, (size_t) (end - rest));
         if (kind == NULL || scope == NULL) {
                 free(kind);
                 free(scope);
