@@ -668,6 +668,134 @@ SBX_API sbx_code sbx_plan_guarantees(const sbx_plan *plan, sbx_guarantee_report 
  * golden tests); *text_out is freed with sbx_free(). */
 SBX_API sbx_code sbx_plan_describe(const sbx_plan *plan, char **text_out, sbx_error *err);
 
+/* -------------------------------------------------------------- backends */
+
+/*
+ * The enforcement backends.  Detection runs once per process (the first
+ * call that needs it) and tries, in order: native rung 1 (user, mount,
+ * pid, ipc, uts and net namespaces + Landlock + seccomp), rung 2 (Landlock
+ * + seccomp + no_new_privs), bwrap (when installed and its probe passes),
+ * then unavailable.  Each probe really runs `true` under a read-only plan.
+ */
+typedef enum sbx_backend_id {
+        SBX_BACKEND_AUTO        = 0,    /* "auto": run detection */
+        SBX_BACKEND_NATIVE      = 1,    /* "native": rung 1 */
+        SBX_BACKEND_LANDLOCK    = 2,    /* "landlock": rung 2 */
+        SBX_BACKEND_BWRAP       = 3,    /* "bwrap": the external bubblewrap runner */
+        SBX_BACKEND_UNAVAILABLE = 4     /* "unavailable": always SBX_E_SANDBOX_UNAVAILABLE */
+} sbx_backend_id;
+
+SBX_API const char *sbx_backend_name(int32_t backend);
+SBX_API sbx_code sbx_backend_parse(const char *text, int32_t *backend_out, sbx_error *err);
+
+/* The seed's LocalConfig: force a backend and/or a runner command (for
+ * tests and custom runners), bypassing detection. */
+typedef struct sbx_local_config {
+        uint32_t version;               /* SBX_LOCAL_CONFIG_VERSION */
+        int32_t  backend;               /* SBX_BACKEND_AUTO = detect */
+        const char *runner_command;     /* NULL = the backend's default runner */
+} sbx_local_config;
+#define SBX_LOCAL_CONFIG_VERSION 1u
+#define SBX_LOCAL_CONFIG_INIT { SBX_LOCAL_CONFIG_VERSION, SBX_BACKEND_AUTO, NULL }
+
+/* Set the process-wide local config.  Only before detection ran:
+ * afterwards SBX_E_TOO_LATE.  A forced backend that cannot enforce a
+ * required guarantee still fails closed.  Without a forced backend,
+ * $SBX_BACKEND (read at detection) forces one the same way; the native
+ * runner defaults to $SBX_RUNNER, else the installed sandbox-run
+ * (docs/backends.md).  Errors: SBX_E_INVALID, SBX_E_TOO_LATE, SBX_E_RANGE,
+ * SBX_E_NOMEM.  Thread-safety: safe. */
+SBX_API sbx_code sbx_local_config_set(const sbx_local_config *cfg, sbx_error *err);
+/* Run detection (once, cached) and return the chosen backend. */
+SBX_API sbx_code sbx_backend_detect(int32_t *backend_out, sbx_error *err);
+/* The guarantees `backend` can achieve for `plan` (0 for unavailable).
+ * *enforcement_out (may be NULL): FULL if every required one is covered. */
+SBX_API sbx_code sbx_backend_guarantees(int32_t backend, const sbx_plan *plan,
+                                        uint32_t *achieved_out, int32_t *enforcement_out,
+                                        sbx_error *err);
+
+/* ---------------------------------------------------------------- Confine */
+
+/*
+ * The seed's ConfinedArgv: runner + profile args + "--" + original argv,
+ * with the enforcement level, the backend's denial signatures and the
+ * runner failure rules.
+ */
+typedef struct sbx_confined_argv sbx_confined_argv;
+
+/* Confine argv under a confined (never danger) policy: its mode's profile.
+ * Errors: SBX_E_INVALID, SBX_E_SANDBOX_UNAVAILABLE (no backend, or it
+ * cannot enforce a required guarantee), SBX_E_NOMEM; for a profile whose
+ * command.execute is not Allow, SBX_E_GRANT_REQUIRED (Gated: Confine holds
+ * no grant) or SBX_E_GRANT_DENIED (Deny). */
+SBX_API sbx_code sbx_confine(const char *const *argv, const sbx_confined_policy *policy,
+                             sbx_confined_argv **out, sbx_error *err);
+/* Confine argv under any sandboxed profile (an unconfined one is
+ * SBX_E_DANGER_NOT_CONFINABLE: the caller runs it directly). */
+SBX_API sbx_code sbx_confine_profile(const char *const *argv, const sbx_profile *profile,
+                                     sbx_confined_argv **out, sbx_error *err);
+SBX_API void sbx_confined_argv_free(sbx_confined_argv *c);
+/* Borrowed, NULL-terminated; *argc_out (may be NULL) the count. */
+SBX_API const char *const *sbx_confined_argv_argv(const sbx_confined_argv *c, size_t *argc_out);
+SBX_API int32_t sbx_confined_argv_backend(const sbx_confined_argv *c);
+SBX_API int32_t sbx_confined_argv_enforcement(const sbx_confined_argv *c);
+SBX_API uint32_t sbx_confined_argv_guarantees(const sbx_confined_argv *c);
+SBX_API const char *const *sbx_confined_argv_denial_signatures(const sbx_confined_argv *c,
+                                                               size_t *n_out);
+SBX_API const sbx_runner_rule *sbx_confined_argv_runner_rules(const sbx_confined_argv *c,
+                                                              size_t *n_out);
+
+/* ----------------------------------------------------------------- spawn */
+
+/* The exit status sandbox-run (and the runner) uses for its own failures. */
+#define SBX_EXIT_RUNNER_FAILURE 125
+
+typedef struct sbx_spawn_options {
+        uint32_t version;               /* SBX_SPAWN_OPTIONS_VERSION */
+        int32_t  backend;               /* SBX_BACKEND_AUTO = the detected one */
+        const char *cwd;                /* NULL = the workspace root */
+        const char *const *envp;        /* environment to filter; NULL = environ */
+        const int *keep_fds;            /* passed explicitly; become 3, 4, ... */
+        size_t   n_keep_fds;
+        uint64_t memory_max;            /* bytes; 0 = no limit */
+        uint64_t pids_max;              /* processes; 0 = no limit */
+        uint32_t flags;                 /* 0 */
+} sbx_spawn_options;
+#define SBX_SPAWN_OPTIONS_VERSION 1u
+#define SBX_SPAWN_OPTIONS_INIT \
+        { SBX_SPAWN_OPTIONS_VERSION, SBX_BACKEND_AUTO, NULL, NULL, NULL, 0, 0, 0, 0 }
+
+typedef struct sbx_child sbx_child;
+
+/*
+ * Start argv (argv[0] is searched in PATH of the filtered environment)
+ * confined by plan.  Every preparation happens here; the child only
+ * applies it.  If any step the plan needs fails, the command does not run
+ * and the error names the step.  Errors: SBX_E_INVALID,
+ * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_IO, SBX_E_NOMEM, SBX_E_INTERNAL.
+ */
+SBX_API sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+SBX_API int32_t sbx_child_pid(const sbx_child *child);
+/* Wait for the child; *wstatus_out as waitpid(2).  Removes scratch. */
+SBX_API sbx_code sbx_child_wait(sbx_child *child, int *wstatus_out, sbx_error *err);
+/* What this spawn enforced (required, achieved, enforcement). */
+SBX_API sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out,
+                                  sbx_error *err);
+/* Kill the child's process tree if still running, reap it, remove scratch. */
+SBX_API void sbx_child_free(sbx_child *child);
+
+/*
+ * Call first in main().  When this process was re-executed as the stage-2
+ * runner (argv[1] == "--sbx-stage2"), it rebuilds the profile from the rest
+ * of argv, runs the command confined (sbx_spawn), waits, and exits with the
+ * command's status (128 + signal if it was killed), never returning; a
+ * runner failure prints one line "sandbox-run: cannot start sandbox
+ * runner: <message>" and exits SBX_EXIT_RUNNER_FAILURE.  Otherwise it
+ * returns SBX_OK at once.  Idempotent.
+ */
+SBX_API sbx_code sbx_init(int argc, char **argv);
+
 /* ------------------------------------------------------------ invariants */
 
 /*

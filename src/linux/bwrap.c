@@ -1,0 +1,736 @@
+/*
+ * bwrap.c - the bubblewrap backend: confine = rewrite argv into a bwrap
+ * command line built from the plan; spawn = fork/exec that command line.
+ *
+ * What bwrap enforces by itself, and what it does not, is in
+ * docs/backends.md ("bwrap").  In short: mount, pid, ipc, uts, cgroup and
+ * (unless the network is allowed) net namespaces in a new user namespace,
+ * every capability dropped, no_new_privs, a new session, a read-only or
+ * empty view of the host with the writable roots bound read-write, hidden
+ * carve-outs / HOME / /tmp (/run too when the network is denied), the
+ * protected paths bound read-only, and a scrubbed environment.  No seccomp
+ * program and no resource limits: those guarantees are never claimed.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "runner.h"
+#include "paths/paths_internal.h"
+
+extern char **environ;
+
+#define R_ SBX__FS_READ
+#define W_ SBX__FS_WRITE
+
+/* How long the probe's `true` may take before it counts as failed. */
+#define PROBE_TIMEOUT_MS 10000
+
+/* ------------------------------------------------------------ guarantees */
+
+uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan)
+{
+        uint32_t g;
+
+        if (plan == NULL || plan->direct)
+                return 0;
+        /* Filesystem: host read-only (or absent), writable roots bound rw,
+         * carve-outs and the caller's HOME hidden behind tmpfs, protected
+         * paths bound read-only.  --clearenv + --setenv: env scrub.
+         * --unshare-pid + fresh /proc: process isolation.  bwrap always
+         * sets no_new_privs; --cap-drop ALL drops every capability.
+         * --new-session: no controlling terminal (TIOCSTI needs it). */
+        g = SBX_G_WRITE_BOUNDARY | SBX_G_READ_BOUNDARY | SBX_G_ENV_SCRUB |
+            SBX_G_PROCESS_ISOLATION | SBX_G_PROTECTED_PATHS | SBX_G_NO_NEW_PRIVS |
+            SBX_G_TTY_ISOLATION;
+        if (plan->network != SBX__NET_ALLOW)
+                g |= SBX_G_NETWORK_DENY;        /* --unshare-net: loopback only */
+        if (plan->home == SBX__ENV_DIR_SCRATCH)
+                g |= SBX_G_HOME_ISOLATION;      /* --tmpfs over the caller's HOME */
+        /* Never: SYSCALL_FILTER (no seccomp program is passed), FD_ISOLATION
+         * (bwrap passes every inherited fd on; only our spawn closes them),
+         * RESOURCE_LIMITS, TARGET_NETWORK, ADDRESS_NETWORK. */
+        return g;
+}
+
+/* ------------------------------------------------------------ argv build */
+
+static int is_under(const char *path, const char *dir)
+{
+        return strcmp(path, dir) != 0 && sbx__path_has_prefix(path, dir);
+}
+
+static int in_tree(const char *path, const char *dir)
+{
+        return sbx__path_has_prefix(path, dir);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static void push3(struct sbx__strv *s, const char *a, const char *b, const char *c)
+{
+        sbx__strv_push(s, a);
+        sbx__strv_push(s, b);
+        if (c != NULL)
+                sbx__strv_push(s, c);
+}
+
+/* The bwrap options for one plan rule (not the host rule, /dev or /proc).
+ * SBX_OK, or SBX_E_IO when the path cannot be examined (fail closed: we
+ * would not know whether it must be hidden). */
+static sbx_code emit_rule(struct sbx__strv *s, const struct sbx_plan_fs_rule *rule,
+                          int host_visible, sbx_error *err)
+{
+        const char *path = rule->path;
+        struct stat st;
+
+        if (lstat(path, &st) < 0) {
+                if (errno == ENOENT || errno == ENOTDIR)
+                        return SBX_OK;  /* nothing there to bind or to hide */
+                return sbx__fail(err, SBX_E_IO, errno,
+                                 "bwrap: cannot examine \"%.200s\" for the %s rule: %s", path,
+                                 rule->access == 0 ? "hidden" : "bind", strerror(errno));
+        }
+        if (S_ISLNK(st.st_mode)) {
+                char target[SBX_PATH_MAX];
+                ssize_t n;
+
+                if (rule->origin == SBX__ORIGIN_PROTECTED) {
+                        /* bwrap follows the link: its target becomes read-only. */
+                        push3(s, "--ro-bind", path, path);
+                        return SBX_OK;
+                }
+                /* Merged-/usr links (/bin -> usr/bin) in an empty root; with
+                 * the host visible the link is already there. */
+                if (host_visible || rule->origin != SBX__ORIGIN_RUNTIME)
+                        return SBX_OK;
+                n = readlink(path, target, sizeof(target) - 1);
+                if (n < 0)
+                        return sbx__fail(err, SBX_E_IO, errno,
+                                         "bwrap: cannot read the link \"%.200s\": %s", path,
+                                         strerror(errno));
+                target[n] = '\0';
+                push3(s, "--symlink", target, path);
+                return SBX_OK;
+        }
+        if (rule->access == 0) {
+                /* A carve-out: hidden behind an empty read-only object. */
+                if (S_ISDIR(st.st_mode)) {
+                        push3(s, "--tmpfs", path, NULL);
+                        push3(s, "--remount-ro", path, NULL);
+                } else {
+                        push3(s, "--ro-bind", "/dev/null", path);
+                }
+                return SBX_OK;
+        }
+        if (rule->origin == SBX__ORIGIN_PROTECTED)
+                push3(s, "--ro-bind", path, path);
+        else if (rule->access & W_)
+                push3(s, "--bind", path, path);
+        else if (rule->origin == SBX__ORIGIN_RUNTIME)
+                push3(s, "--ro-bind-try", path, path);
+        else
+                push3(s, "--ro-bind", path, path);
+        return SBX_OK;
+}
+
+/* 1 if `name=...` of envp entry e passes into the sandbox. */
+static int env_name(const char *e, char *name, size_t namesz)
+{
+        const char *eq = strchr(e, '=');
+        size_t n;
+
+        if (eq == NULL || eq == e)
+                return 0;
+        n = (size_t) (eq - e);
+        if (n >= namesz)
+                return 0;
+        memcpy(name, e, n);
+        name[n] = '\0';
+        return 1;
+}
+
+sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
+                          const char *const *argv, const char *const *envp, const char *home,
+                          const char *cwd, char ***argv_out, sbx_error *err)
+{
+        static const char fn[] = "bwrap";
+        struct sbx__strv s = SBX__STRV_INIT;
+        const struct sbx_plan_fs_rule *host = NULL, *top;
+        const char *hides[3], *home_env = NULL, *caller_home_env = NULL;
+        size_t nh = 0, h, i, k;
+        int host_visible, home_hidden = 0;
+        struct stat st;
+        sbx_code r = SBX_OK;
+
+        if (plan == NULL || bwrap == NULL || argv == NULL || argv[0] == NULL ||
+            argv_out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: NULL argument", fn);
+        if (plan->direct)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: a direct plan has no sandbox", fn);
+        if (home != NULL && home[0] != '/')
+                home = NULL;
+        if (cwd != NULL && cwd[0] != '/')
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd must be absolute", fn);
+
+        for (i = 0; i < plan->n_rules; i++)
+                if (plan->rules[i].origin == SBX__ORIGIN_HOST)
+                        host = &plan->rules[i];
+        top = sbx__plan_rule_for(plan, "/");
+        host_visible = top != NULL && (top->access & R_);
+
+        sbx__strv_push(&s, bwrap);
+        /* The host: read-only (or read-write when host_write is Allow), or
+         * nothing at all -- bwrap's root is then an empty tmpfs and only
+         * the rules below are visible. */
+        if (host != NULL && (host->access & R_))
+                push3(&s, (host->access & W_) ? "--bind" : "--ro-bind", "/", "/");
+        push3(&s, "--unshare-user", "--unshare-pid", "--unshare-ipc");
+        push3(&s, "--unshare-uts", "--unshare-cgroup-try", NULL);
+        if (plan->network != SBX__NET_ALLOW)
+                sbx__strv_push(&s, "--unshare-net");
+        push3(&s, "--die-with-parent", "--new-session", NULL);
+        push3(&s, "--cap-drop", "ALL", NULL);
+
+        /* Areas hidden behind a fresh tmpfs: /tmp always (TMPDIR is
+         * scratch), the caller's HOME when it is isolated, /run when the
+         * network is denied (host sockets such as docker.sock live there). */
+        hides[nh++] = "/tmp";
+        if (plan->home == SBX__ENV_DIR_SCRATCH && home != NULL && strcmp(home, "/") != 0 &&
+            strcmp(home, "/tmp") != 0 && !is_under(home, "/tmp") && stat(home, &st) == 0 &&
+            S_ISDIR(st.st_mode)) {
+                hides[nh++] = home;
+                home_hidden = 1;
+        }
+        if (plan->network != SBX__NET_ALLOW && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
+                hides[nh++] = "/run";
+        qsort(hides, nh, sizeof(hides[0]), cmp_cstr);
+
+        /* Pass 0: the rules outside every hidden area; then each hidden
+         * area (sorted, so a nested one follows its parent) followed by the
+         * rules whose deepest hidden area it is.  Rules are sorted by path,
+         * so a parent is always mounted before its children. */
+        for (h = 0; h <= nh && r == SBX_OK; h++) {
+                if (h > 0)
+                        push3(&s, "--tmpfs", hides[h - 1], NULL);
+                for (i = 0; i < plan->n_rules && r == SBX_OK; i++) {
+                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+                        size_t deepest = 0;
+
+                        if (rule->origin == SBX__ORIGIN_HOST || in_tree(rule->path, "/dev") ||
+                            in_tree(rule->path, "/proc"))
+                                continue;       /* --dev and --proc below */
+                        for (k = 0; k < nh; k++)
+                                if (in_tree(rule->path, hides[k]))
+                                        deepest = k + 1;
+                        if (deepest != h)
+                                continue;
+                        r = emit_rule(&s, rule, host_visible, err);
+                }
+        }
+        if (r != SBX_OK) {
+                sbx__strv_discard(&s);
+                return r;
+        }
+        /* A minimal /dev (null, zero, full, random, urandom, tty, pts, shm)
+         * and a /proc of the new pid namespace. */
+        push3(&s, "--dev", "/dev", NULL);
+        push3(&s, "--proc", "/proc", NULL);
+
+        /* The environment: the plan's allow-list, then HOME and TMPDIR. */
+        sbx__strv_push(&s, "--clearenv");
+        for (i = 0; envp != NULL && envp[i] != NULL; i++) {
+                char name[256];
+
+                if (!env_name(envp[i], name, sizeof(name)))
+                        continue;
+                if (strcmp(name, "HOME") == 0) {
+                        caller_home_env = envp[i] + 5;
+                        continue;
+                }
+                if (strcmp(name, "TMPDIR") == 0 || !sbx__plan_env_allowed(plan, name))
+                        continue;
+                push3(&s, "--setenv", name, envp[i] + strlen(name) + 1);
+        }
+        if (plan->home == SBX__ENV_DIR_CALLER)
+                home_env = caller_home_env != NULL ? caller_home_env : home;
+        else
+                home_env = home_hidden ? home : "/tmp";   /* both are private tmpfs */
+        if (home_env != NULL)
+                push3(&s, "--setenv", "HOME", home_env);
+        push3(&s, "--setenv", "TMPDIR", "/tmp");
+        if (cwd != NULL)
+                push3(&s, "--chdir", cwd, NULL);
+        sbx__strv_push(&s, "--");
+        for (i = 0; argv[i] != NULL; i++)
+                sbx__strv_push(&s, argv[i]);
+        *argv_out = sbx__strv_finish(&s, NULL);
+        if (*argv_out == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        return SBX_OK;
+}
+
+/* The caller's home directory, canonical, malloc'd; NULL if unknown. */
+static char *caller_home(const char *const *envp)
+{
+        const char *h = NULL;
+        char *canon = NULL, *buf = NULL;
+        struct passwd pw, *res = NULL;
+        size_t i;
+        long sz;
+
+        for (i = 0; envp != NULL && envp[i] != NULL; i++)
+                if (strncmp(envp[i], "HOME=", 5) == 0)
+                        h = envp[i] + 5;
+        if (h == NULL || h[0] != '/') {
+                h = NULL;
+                sz = sysconf(_SC_GETPW_R_SIZE_MAX);
+                if (sz < 1024 || sz > 1 << 20)
+                        sz = 16384;
+                buf = malloc((size_t) sz);
+                if (buf != NULL && getpwuid_r(geteuid(), &pw, buf, (size_t) sz, &res) == 0 &&
+                    res != NULL && pw.pw_dir != NULL && pw.pw_dir[0] == '/')
+                        h = pw.pw_dir;
+        }
+        if (h != NULL && sbx_path_canonical(h, &canon, NULL) != SBX_OK)
+                canon = sbx__strdup(h);
+        free(buf);
+        return canon;
+}
+
+/* ------------------------------------------------------ process start */
+
+struct start {
+        const char        *path;        /* absolute */
+        char *const       *argv;
+        char *const       *envp;
+        int                stdio[3];    /* -1 = inherit */
+        const int         *keep;        /* become 3, 4, ... */
+        size_t             n_keep;
+        int                new_session;
+};
+
+static void close_span(unsigned lo, unsigned hi, unsigned maxfd)
+{
+        unsigned fd;
+
+        if (lo > hi)
+                return;
+#ifdef SYS_close_range
+        if (syscall(SYS_close_range, lo, hi, 0) == 0)
+                return;
+#endif
+        for (fd = lo; fd <= hi && fd < maxfd; fd++)
+                (void) close((int) fd);
+}
+
+/* In the child: async-signal-safe only.  Never returns. */
+static void child_exec(const struct start *st, const int *tmp_keep, int err_w, pid_t parent,
+                       unsigned maxfd) SBX__NORETURN;
+static void child_exec(const struct start *st, const int *tmp_keep, int err_w, pid_t parent,
+                       unsigned maxfd)
+{
+        struct sigaction dfl;
+        sigset_t none;
+        size_t i;
+        int e, sig, lo;
+
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        for (sig = 1; sig < NSIG; sig++)
+                (void) sigaction(sig, &dfl, NULL);
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                goto fail;
+        if (getppid() != parent) {
+                errno = ESRCH;
+                goto fail;
+        }
+        if (st->new_session && setsid() < 0)
+                goto fail;
+        for (i = 0; i < 3; i++) {
+                if (st->stdio[i] < 0)
+                        continue;
+                if (dup2(st->stdio[i], (int) i) < 0)
+                        goto fail;
+        }
+        for (i = 0; i < st->n_keep; i++)
+                if (dup2(tmp_keep[i], 3 + (int) i) < 0)
+                        goto fail;
+        lo = 3 + (int) st->n_keep;
+        close_span((unsigned) lo, (unsigned) err_w - 1, maxfd);
+        close_span((unsigned) err_w + 1, ~0U, maxfd);
+        execve(st->path, st->argv, st->envp);
+fail:
+        e = errno;
+        while (write(err_w, &e, sizeof(e)) < 0 && errno == EINTR)
+                ;
+        _exit(127);
+}
+
+/* fork + exec; *pid_out on success.  Errors: SBX_E_IO (names what). */
+static sbx_code start_process(const struct start *st, const char *what, pid_t *pid_out,
+                              sbx_error *err)
+{
+        int tmp_keep[64], tmp_stdio[3] = { -EBADF, -EBADF, -EBADF };
+        int errp[2] = { -EBADF, -EBADF }, err_w = -EBADF;
+        struct start local = *st;
+        sigset_t all, old;
+        struct rlimit rl;
+        unsigned maxfd = 65536;
+        size_t i, n_tmp = 0;
+        sbx_code r = SBX_OK;
+        pid_t parent = getpid(), pid;
+        ssize_t n;
+        int e = 0, floor;
+
+        if (st->n_keep > SBX__ARRAY_SIZE(tmp_keep))
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: more than 64 fds to pass", what);
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            rl.rlim_cur < (1u << 20))
+                maxfd = (unsigned) rl.rlim_cur;
+        /* Every fd the child rearranges lives above its target range, so
+         * no dup2 clobbers a source that is still needed. */
+        floor = 3 + (int) st->n_keep;
+        for (i = 0; i < st->n_keep; i++, n_tmp++) {
+                tmp_keep[i] = fcntl(st->keep[i], F_DUPFD_CLOEXEC, floor);
+                if (tmp_keep[i] < 0) {
+                        r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot duplicate keep_fds[%zu]",
+                                      what, i);
+                        goto out;
+                }
+        }
+        for (i = 0; i < 3; i++) {
+                if (st->stdio[i] < 0)
+                        continue;
+                tmp_stdio[i] = fcntl(st->stdio[i], F_DUPFD_CLOEXEC, floor);
+                if (tmp_stdio[i] < 0) {
+                        r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot duplicate stdio", what);
+                        goto out;
+                }
+                local.stdio[i] = tmp_stdio[i];
+        }
+        if (pipe2(errp, O_CLOEXEC) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a pipe", what);
+                goto out;
+        }
+        err_w = fcntl(errp[1], F_DUPFD_CLOEXEC, floor);
+        if (err_w < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot duplicate a pipe", what);
+                goto out;
+        }
+        (void) close(errp[1]);
+        errp[1] = -EBADF;
+
+        sigfillset(&all);
+        (void) pthread_sigmask(SIG_SETMASK, &all, &old);
+        pid = fork();
+        if (pid == 0)
+                child_exec(&local, tmp_keep, err_w, parent, maxfd);
+        e = errno;
+        (void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (pid < 0) {
+                r = sbx__fail(err, SBX_E_IO, e, "%s: fork failed: %s", what, strerror(e));
+                goto out;
+        }
+        (void) close(err_w);
+        err_w = -EBADF;
+        do
+                n = read(errp[0], &e, sizeof(e));
+        while (n < 0 && errno == EINTR);
+        if (n != 0) {
+                /* The child reported a failure before exec. */
+                if (n != (ssize_t) sizeof(e))
+                        e = EIO;
+                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+                r = sbx__fail(err, SBX_E_IO, e, "%s: cannot execute \"%.200s\": %s", what,
+                              st->path, strerror(e));
+                goto out;
+        }
+        *pid_out = pid;
+out:
+        for (i = 0; i < n_tmp; i++)
+                (void) close(tmp_keep[i]);
+        for (i = 0; i < 3; i++)
+                if (tmp_stdio[i] >= 0)
+                        (void) close(tmp_stdio[i]);
+        if (errp[0] >= 0)
+                (void) close(errp[0]);
+        if (errp[1] >= 0)
+                (void) close(errp[1]);
+        if (err_w >= 0)
+                (void) close(err_w);
+        return r;
+}
+
+/* ----------------------------------------------------------------- probe */
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static sbx_code probe_code = SBX_E_SANDBOX_UNAVAILABLE;
+static char probe_msg[SBX_ERROR_SIZE];
+static char *bwrap_bin;                 /* set once by the probe */
+
+static void probe_fail(const char *fmt, ...) SBX__PRINTF(1, 2);
+static void probe_fail(const char *fmt, ...)
+{
+        va_list ap;
+
+        probe_code = SBX_E_SANDBOX_UNAVAILABLE;
+        va_start(ap, fmt);
+        (void) vsnprintf(probe_msg, sizeof(probe_msg), fmt, ap);
+        va_end(ap);
+}
+
+/* Wait for pid at most timeout_ms, then kill it.  The wait status, or -1
+ * on timeout. */
+static int wait_bounded(pid_t pid, int timeout_ms)
+{
+        struct timespec step = { 0, 5 * 1000 * 1000 };
+        int status = 0, waited = 0;
+        pid_t p;
+
+        for (;;) {
+                p = waitpid(pid, &status, WNOHANG);
+                if (p == pid)
+                        return status;
+                if (p < 0 && errno != EINTR)
+                        return -1;
+                if (waited >= timeout_ms)
+                        break;
+                (void) nanosleep(&step, NULL);
+                waited += 5;
+        }
+        (void) kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        return -1;
+}
+
+static void probe_run(void)
+{
+        const char *runner = sbx__runner_command();
+        const char *path = sbx__secure_getenv("PATH");
+        char *const envp[] = { (char *) "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+        char *argv[] = {
+                NULL, (char *) "--ro-bind", (char *) "/", (char *) "/", (char *) "--dev",
+                (char *) "/dev", (char *) "--proc", (char *) "/proc", (char *) "--unshare-user",
+                (char *) "--unshare-pid", (char *) "--unshare-ipc", (char *) "--unshare-uts",
+                (char *) "--unshare-cgroup-try", (char *) "--unshare-net",
+                (char *) "--die-with-parent", (char *) "--new-session", (char *) "--cap-drop",
+                (char *) "ALL", (char *) "--tmpfs", (char *) "/tmp", (char *) "--clearenv",
+                (char *) "--setenv", (char *) "PATH", (char *) "/usr/local/bin:/usr/bin:/bin",
+                (char *) "--", (char *) "true", NULL,
+        };
+        struct start st;
+        sbx_error e = { 0, 0, { 0 } };
+        char out[160];
+        int devnull = -EBADF, pipefd[2] = { -EBADF, -EBADF }, status, r;
+        pid_t pid;
+        ssize_t n = 0;
+
+        r = sbx__which(runner != NULL ? runner : "bwrap", path, &bwrap_bin);
+        if (r < 0) {
+                if (runner != NULL)
+                        probe_fail("bwrap: the runner command \"%.200s\" is not usable: %s",
+                                   runner, strerror(-r));
+                else
+                        probe_fail("bwrap: not found in PATH%s",
+                                   r == -ENOENT ? "" : " (or not executable)");
+                return;
+        }
+        argv[0] = bwrap_bin;
+        devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (devnull < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+                probe_fail("bwrap: probe setup failed: %s", strerror(errno));
+                goto out;
+        }
+        memset(&st, 0, sizeof(st));
+        st.path = bwrap_bin;
+        st.argv = argv;
+        st.envp = envp;
+        st.stdio[0] = devnull;
+        st.stdio[1] = devnull;
+        st.stdio[2] = pipefd[1];
+        st.new_session = 1;
+        if (start_process(&st, "bwrap probe", &pid, &e) != SBX_OK) {
+                probe_fail("%s", e.message);
+                goto out;
+        }
+        (void) close(pipefd[1]);
+        pipefd[1] = -EBADF;
+        status = wait_bounded(pid, PROBE_TIMEOUT_MS);
+        /* bwrap's own complaint, if any (it fits in the pipe buffer). */
+        (void) fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+        n = read(pipefd[0], out, sizeof(out) - 1);
+        out[n > 0 ? n : 0] = '\0';
+        out[strcspn(out, "\n")] = '\0';
+        if (status == -1) {
+                probe_fail("bwrap: `true` under bwrap did not finish within %d ms",
+                           PROBE_TIMEOUT_MS);
+        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                probe_fail("bwrap: `true` under bwrap failed (status 0x%x)%s%.160s",
+                           (unsigned) status, out[0] != '\0' ? ": " : "", out);
+        } else {
+                probe_code = SBX_OK;
+        }
+out:
+        if (devnull >= 0)
+                (void) close(devnull);
+        if (pipefd[0] >= 0)
+                (void) close(pipefd[0]);
+        if (pipefd[1] >= 0)
+                (void) close(pipefd[1]);
+}
+
+sbx_code sbx__bwrap_probe(sbx_error *err)
+{
+        (void) pthread_once(&probe_once, probe_run);
+        if (probe_code != SBX_OK)
+                return sbx__fail(err, probe_code, 0, "%s", probe_msg);
+        return SBX_OK;
+}
+
+/* -------------------------------------------------------- confine, spawn */
+
+sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *profile,
+                            const char *runner, const char *const *argv,
+                            char ***argv_out, sbx_error *err)
+{
+        char *bin = NULL, *home;
+        sbx_code r;
+        int rc;
+
+        (void) profile;
+        if (runner != NULL) {
+                rc = sbx__which(runner, sbx__secure_getenv("PATH"), &bin);
+                if (rc == -ENOMEM)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_confine: no memory");
+                if (rc < 0)
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
+                                         "sbx_confine: the bwrap runner \"%.200s\" is not "
+                                         "usable: %s", runner, strerror(-rc));
+        } else {
+                r = sbx__bwrap_probe(err);
+                if (r != SBX_OK)
+                        return r;
+                bin = sbx__strdup(bwrap_bin);
+                if (bin == NULL)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_confine: no memory");
+        }
+        home = caller_home((const char *const *) environ);
+        /* No --chdir: like every runner, the command starts in the
+         * directory the host runs the argv from. */
+        r = sbx__bwrap_build(plan, bin, argv, (const char *const *) environ, home, NULL,
+                             argv_out, err);
+        free(home);
+        free(bin);
+        return r;
+}
+
+sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
+                          const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        static const char fn[] = "sbx_spawn";
+        const char *const *src_env;
+        const char *path_value = NULL;
+        char **bargv = NULL, *home = NULL, *found = NULL, *path_env = NULL;
+        char *envp[2] = { NULL, NULL };
+        struct start st;
+        sbx_child *child = NULL;
+        pid_t pid = -1;
+        sbx_code r;
+        size_t i;
+        int rc;
+
+        if (plan == NULL || argv == NULL || argv[0] == NULL || opts == NULL || out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: NULL argument", fn);
+        if (plan->direct)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: a direct plan is not run by bwrap",
+                                 fn);
+        if (opts->memory_max != 0 || opts->pids_max != 0)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                 "%s: the bwrap backend cannot apply memory or pids limits; "
+                                 "refusing to run unlimited (use the native backend)", fn);
+        r = sbx__bwrap_probe(err);
+        if (r != SBX_OK)
+                return r;
+
+        src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
+        for (i = 0; src_env[i] != NULL; i++)
+                if (strncmp(src_env[i], "PATH=", 5) == 0)
+                        path_value = src_env[i] + 5;
+        /* A bare name not found in PATH on the host view is not found in
+         * the sandbox either (the host is shown at the same paths, or less
+         * of it).  A name with a '/' is bwrap's to resolve (relative to the
+         * working directory); so are other errors (EACCES...). */
+        if (strchr(argv[0], '/') == NULL) {
+                rc = sbx__which(argv[0], path_value, &found);
+                free(found);
+                if (rc == -ENOENT)
+                        return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT,
+                                         "%s: command \"%.200s\" not found in PATH", fn,
+                                         argv[0]);
+                if (rc == -ENOMEM)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+
+        home = caller_home(src_env);
+        r = sbx__bwrap_build(plan, bwrap_bin, argv, src_env, home,
+                             opts->cwd != NULL ? opts->cwd : plan->workspace_root, &bargv, err);
+        if (r != SBX_OK)
+                goto out;
+        path_env = malloc(strlen(path_value != NULL ? path_value : "") + 6);
+        child = sbx__child_new(SBX_BACKEND_BWRAP);
+        if (path_env == NULL || child == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto out;
+        }
+        /* bwrap itself gets only PATH (its command gets --setenv's). */
+        (void) sprintf(path_env, "PATH=%s", path_value != NULL ? path_value : "");
+        envp[0] = path_value != NULL ? path_env : NULL;
+
+        memset(&st, 0, sizeof(st));
+        st.path = bwrap_bin;
+        st.argv = bargv;
+        st.envp = envp;
+        st.stdio[0] = st.stdio[1] = st.stdio[2] = -1;
+        st.keep = opts->keep_fds;
+        st.n_keep = opts->n_keep_fds;
+        st.new_session = 1;
+        r = start_process(&st, "sbx_spawn (bwrap)", &pid, err);
+        if (r != SBX_OK)
+                goto out;
+        child->pid = pid;
+        child->required = plan->required;
+        /* This spawn closed every fd but stdio and keep_fds before exec. */
+        child->achieved = sbx__bwrap_guarantees(plan) | SBX_G_FD_ISOLATION;
+        *out = child;
+        child = NULL;
+out:
+        free(child);
+        free(path_env);
+        free(home);
+        sbx_strv_free(bargv);
+        return r;
+}

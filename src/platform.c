@@ -1,0 +1,398 @@
+/*
+ * platform.c - the only file that knows which backends exist: their
+ * vtables, the detection chain (run once, pthread_once), the process-wide
+ * local config (the seed's LocalConfig), the SBX_BACKEND override, and the
+ * per-backend runner failure rules.
+ *
+ * Detection (docs/backends.md):
+ *   forced backend (sbx_local_config_set, else $SBX_BACKEND): probe it; a
+ *       failing probe is remembered and every later use fails closed with
+ *       SBX_E_SANDBOX_UNAVAILABLE naming it; the chain is skipped.
+ *   auto: native (rung 1) -> landlock (rung 2) -> bwrap -> unavailable,
+ *       the first whose probe succeeds.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "runner.h"
+
+/* ---------------------------------------------------- the unavailable */
+
+/* Why each candidate was skipped (filled once by detection). */
+static char detect_notes[SBX_ERROR_SIZE];
+
+static sbx_code unavailable_fail(sbx_error *err)
+{
+        if (detect_notes[0] != '\0')
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                 "no usable sandbox backend (%s)", detect_notes);
+        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "no usable sandbox backend");
+}
+
+static sbx_code unavailable_probe(sbx_error *err)
+{
+        (void) err;
+        return SBX_OK;
+}
+
+static uint32_t unavailable_guarantees(const struct sbx_plan *plan)
+{
+        (void) plan;
+        return 0;
+}
+
+static sbx_code unavailable_confine(const struct sbx_plan *plan, const sbx_profile *profile,
+                                    const char *runner, const char *const *argv,
+                                    char ***argv_out, sbx_error *err)
+{
+        (void) plan;
+        (void) profile;
+        (void) runner;
+        (void) argv;
+        (void) argv_out;
+        return unavailable_fail(err);
+}
+
+static sbx_code unavailable_spawn(const struct sbx_plan *plan, const char *const *argv,
+                                  const sbx_spawn_options *opts, sbx_child **out,
+                                  sbx_error *err)
+{
+        (void) plan;
+        (void) argv;
+        (void) opts;
+        (void) out;
+        return unavailable_fail(err);
+}
+
+/* ------------------------------------------------------------ vtables */
+
+/* stderr substrings that mean "the sandbox said no" (EACCES, EROFS, EPERM
+ * as the C library and the usual tools print them). */
+static const char *const linux_denials[] = {
+        "Permission denied", "Read-only file system", "Operation not permitted", NULL,
+};
+static const char *const no_denials[] = { NULL };
+
+static const struct sbx_backend backend_unavailable = {
+        SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_guarantees,
+        unavailable_confine, unavailable_spawn, no_denials,
+};
+
+#if defined(__linux__)
+static const struct sbx_backend backend_native = {
+        SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_guarantees,
+        sbx__runner_confine_native, sbx__native_spawn, linux_denials,
+};
+
+static const struct sbx_backend backend_landlock = {
+        SBX_BACKEND_LANDLOCK, "landlock", sbx__landlock_probe, sbx__landlock_guarantees,
+        sbx__runner_confine_landlock, sbx__landlock_spawn, linux_denials,
+};
+
+static const struct sbx_backend backend_bwrap = {
+        SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_guarantees,
+        sbx__bwrap_confine, sbx__bwrap_spawn, linux_denials,
+};
+#endif
+
+/* The detection chain, strongest first; `unavailable` ends it. */
+static const struct sbx_backend *const chain[] = {
+#if defined(__linux__)
+        &backend_native, &backend_landlock, &backend_bwrap,
+#endif
+        &backend_unavailable,
+};
+
+const struct sbx_backend *sbx__backend_get(int32_t id)
+{
+        size_t i;
+
+        for (i = 0; i < SBX__ARRAY_SIZE(chain); i++)
+                if (chain[i]->id == id)
+                        return chain[i];
+        return NULL;
+}
+
+/* ------------------------------------------------------- runner rules */
+
+/* The stage-2 runner (sbx_init) exits 125 with one line
+ * "sandbox-run: cannot start sandbox runner: <message>". */
+static const int32_t runner_codes[] = { SBX_EXIT_RUNNER_FAILURE };
+static const char *const runner_fatal[] = { "cannot start sandbox runner" };
+static const sbx_runner_rule runner_rules[] = {
+        { SBX_RUNNER_RULE_VERSION, runner_codes, 1, runner_fatal, 1, NULL, 0 },
+};
+
+/* bwrap exits 1 and prints "bwrap: <what failed>" when its own setup
+ * fails (and when it cannot exec the command). */
+static const int32_t bwrap_codes[] = { 1 };
+static const char *const bwrap_fatal[] = { "bwrap:" };
+static const sbx_runner_rule bwrap_rules[] = {
+        { SBX_RUNNER_RULE_VERSION, bwrap_codes, 1, bwrap_fatal, 1, NULL, 0 },
+};
+
+const sbx_runner_rule *sbx__backend_runner_rules(int32_t backend, size_t *n_out)
+{
+        switch (backend) {
+        case SBX_BACKEND_NATIVE:
+        case SBX_BACKEND_LANDLOCK:
+                *n_out = SBX__ARRAY_SIZE(runner_rules);
+                return runner_rules;
+        case SBX_BACKEND_BWRAP:
+                *n_out = SBX__ARRAY_SIZE(bwrap_rules);
+                return bwrap_rules;
+        case SBX_BACKEND_AUTO:
+        case SBX_BACKEND_UNAVAILABLE:
+        default:
+                *n_out = 0;
+                return NULL;
+        }
+}
+
+/* -------------------------------------------------------------- names */
+
+static const char *const backend_names[] = {
+        [SBX_BACKEND_AUTO] = "auto",
+        [SBX_BACKEND_NATIVE] = "native",
+        [SBX_BACKEND_LANDLOCK] = "landlock",
+        [SBX_BACKEND_BWRAP] = "bwrap",
+        [SBX_BACKEND_UNAVAILABLE] = "unavailable",
+};
+
+const char *sbx_backend_name(int32_t backend)
+{
+        if (backend < 0 || (size_t) backend >= SBX__ARRAY_SIZE(backend_names))
+                return "invalid";
+        return backend_names[backend];
+}
+
+sbx_code sbx_backend_parse(const char *text, int32_t *backend_out, sbx_error *err)
+{
+        size_t i;
+
+        if (text == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_backend_parse: text is NULL");
+        if (backend_out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_backend_parse: backend_out is NULL");
+        for (i = 0; i < SBX__ARRAY_SIZE(backend_names); i++) {
+                if (strcmp(text, backend_names[i]) == 0) {
+                        *backend_out = (int32_t) i;
+                        return SBX_OK;
+                }
+        }
+        return sbx__fail(err, SBX_E_INVALID, 0,
+                         "sbx_backend_parse: \"%.64s\" is not a backend (auto, native, "
+                         "landlock, bwrap, unavailable)", text);
+}
+
+static int backend_valid(int32_t b)
+{
+        return b >= SBX_BACKEND_AUTO && b <= SBX_BACKEND_UNAVAILABLE;
+}
+
+/* ---------------------------------------------------------- detection */
+
+static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
+static int detect_started;              /* under cfg_lock: the config is frozen (read) */
+static int32_t cfg_backend = SBX_BACKEND_AUTO;
+static char *cfg_runner;                /* never freed once detection started */
+
+static const struct sbx_backend *chosen;        /* NULL: detection failed closed */
+static sbx_code chosen_code = SBX_E_SANDBOX_UNAVAILABLE;
+static char chosen_msg[SBX_ERROR_SIZE];
+
+static void note(const char *name, const char *why)
+{
+        size_t used = strlen(detect_notes);
+
+        if (used + 4 >= sizeof(detect_notes))
+                return;
+        (void) snprintf(detect_notes + used, sizeof(detect_notes) - used, "%s%s: %s",
+                        used > 0 ? "; " : "", name, why);
+}
+
+static void detect(void)
+{
+        const struct sbx_backend *be;
+        const char *env;
+        int32_t forced;
+        sbx_error e;
+        size_t i;
+
+        (void) pthread_mutex_lock(&cfg_lock);
+        detect_started = 1;
+        forced = cfg_backend;
+        (void) pthread_mutex_unlock(&cfg_lock);
+
+        if (forced == SBX_BACKEND_AUTO) {
+                env = sbx__secure_getenv("SBX_BACKEND");
+                if (env != NULL && env[0] != '\0' &&
+                    sbx_backend_parse(env, &forced, NULL) != SBX_OK) {
+                        /* A typo must not silently mean "detect". */
+                        chosen = NULL;
+                        (void) snprintf(chosen_msg, sizeof(chosen_msg),
+                                        "SBX_BACKEND=\"%.64s\" is not a backend (auto, native, "
+                                        "landlock, bwrap, unavailable); refusing to guess", env);
+                        return;
+                }
+        }
+        if (forced != SBX_BACKEND_AUTO) {
+                be = sbx__backend_get(forced);
+                if (be == NULL) {
+                        (void) snprintf(chosen_msg, sizeof(chosen_msg),
+                                        "the forced backend \"%s\" does not exist on this "
+                                        "platform", sbx_backend_name(forced));
+                        return;
+                }
+                memset(&e, 0, sizeof(e));
+                if (be->probe(&e) != SBX_OK) {
+                        (void) snprintf(chosen_msg, sizeof(chosen_msg),
+                                        "the forced %s backend is not usable: %.200s", be->name,
+                                        e.message[0] != '\0' ? e.message : "its probe failed");
+                        return;
+                }
+                chosen = be;
+                return;
+        }
+        for (i = 0; i < SBX__ARRAY_SIZE(chain); i++) {
+                memset(&e, 0, sizeof(e));
+                if (chain[i]->probe(&e) == SBX_OK) {
+                        chosen = chain[i];
+                        return;
+                }
+                note(chain[i]->name, e.message[0] != '\0' ? e.message : "probe failed");
+        }
+        chosen = &backend_unavailable;   /* not reached: its probe never fails */
+}
+
+sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err)
+{
+        (void) pthread_once(&detect_once, detect);
+        if (chosen == NULL)
+                return sbx__fail(err, chosen_code, 0, "%s", chosen_msg);
+        *out = chosen;
+        return SBX_OK;
+}
+
+const char *sbx__runner_command(void)
+{
+        const char *r;
+
+        /* Whoever reads the config (detection, or a backend probed
+         * explicitly before it) freezes it: it can no longer change under
+         * a cached probe result. */
+        (void) pthread_mutex_lock(&cfg_lock);
+        detect_started = 1;
+        r = cfg_runner;
+        (void) pthread_mutex_unlock(&cfg_lock);
+        return r;
+}
+
+sbx_code sbx_local_config_set(const sbx_local_config *cfg, sbx_error *err)
+{
+        static const char fn[] = "sbx_local_config_set";
+        char *runner = NULL;
+
+        if (cfg == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cfg is NULL", fn);
+        if (cfg->version != SBX_LOCAL_CONFIG_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "%s: cfg->version is %u, expected %u (use SBX_LOCAL_CONFIG_INIT)",
+                                 fn, (unsigned) cfg->version, (unsigned) SBX_LOCAL_CONFIG_VERSION);
+        if (!backend_valid(cfg->backend))
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cfg->backend %d is not a backend",
+                                 fn, (int) cfg->backend);
+        if (cfg->runner_command != NULL) {
+                size_t n = strlen(cfg->runner_command);
+
+                if (n == 0)
+                        return sbx__fail(err, SBX_E_INVALID, 0,
+                                         "%s: cfg->runner_command is empty (NULL = default)", fn);
+                if (n >= SBX_PATH_MAX)
+                        return sbx__fail(err, SBX_E_RANGE, 0,
+                                         "%s: cfg->runner_command is longer than %d bytes", fn,
+                                         SBX_PATH_MAX - 1);
+                if (strchr(cfg->runner_command, '/') != NULL && cfg->runner_command[0] != '/')
+                        return sbx__fail(err, SBX_E_INVALID, 0,
+                                         "%s: cfg->runner_command must be an absolute path or "
+                                         "a bare name searched in PATH", fn);
+                runner = sbx__strdup(cfg->runner_command);
+                if (runner == NULL)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+        (void) pthread_mutex_lock(&cfg_lock);
+        if (detect_started) {
+                (void) pthread_mutex_unlock(&cfg_lock);
+                free(runner);
+                return sbx__fail(err, SBX_E_TOO_LATE, 0,
+                                 "%s: backend detection already ran (or a backend was probed) "
+                                 "in this process; set the local config before the first "
+                                 "confine, spawn, detect or guarantees call", fn);
+        }
+        free(cfg_runner);
+        cfg_runner = runner;
+        cfg_backend = cfg->backend;
+        (void) pthread_mutex_unlock(&cfg_lock);
+        return SBX_OK;
+}
+
+sbx_code sbx_backend_detect(int32_t *backend_out, sbx_error *err)
+{
+        const struct sbx_backend *be;
+        sbx_code r;
+
+        if (backend_out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_backend_detect: backend_out is NULL");
+        r = sbx__backend_chosen(&be, err);
+        if (r != SBX_OK)
+                return r;
+        *backend_out = be->id;
+        return SBX_OK;
+}
+
+sbx_code sbx_backend_guarantees(int32_t backend, const sbx_plan *plan, uint32_t *achieved_out,
+                                int32_t *enforcement_out, sbx_error *err)
+{
+        static const char fn[] = "sbx_backend_guarantees";
+        const struct sbx_backend *be;
+        uint32_t achieved = 0;
+        int32_t enf = SBX_ENFORCEMENT_NONE;
+        sbx_code r;
+
+        if (plan == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: plan is NULL", fn);
+        if (achieved_out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: achieved_out is NULL", fn);
+        if (!backend_valid(backend))
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: backend %d is not a backend", fn,
+                                 (int) backend);
+        if (backend == SBX_BACKEND_AUTO) {
+                r = sbx__backend_chosen(&be, err);
+                if (r != SBX_OK)
+                        return r;
+        } else {
+                be = sbx__backend_get(backend);
+                /* A backend this platform does not have, or whose probe
+                 * fails here, achieves nothing. */
+                if (be != NULL && be->id != SBX_BACKEND_UNAVAILABLE && be->probe(NULL) != SBX_OK)
+                        be = NULL;
+        }
+        /* A direct plan has no boundary at all: nothing is enforced. */
+        if (be != NULL && !plan->direct) {
+                achieved = be->guarantees(plan);
+                if (achieved != 0)
+                        enf = (achieved & plan->required) == plan->required
+                                      ? SBX_ENFORCEMENT_FULL : SBX_ENFORCEMENT_PARTIAL;
+        }
+        *achieved_out = achieved;
+        if (enforcement_out != NULL)
+                *enforcement_out = enf;
+        return SBX_OK;
+}

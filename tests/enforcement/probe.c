@@ -1,0 +1,570 @@
+/*
+ * probe.c - sbx-probe, the program the enforcement tests run INSIDE the
+ * sandbox.  Each subcommand tries one thing and exits 0 if it worked, or
+ * with the errno (1..119) that stopped it; 120 = usage error.  The tests
+ * then check the effect from outside.  Built without sanitizers: their
+ * runtimes use ptrace and /proc in ways the sandbox refuses.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <termios.h>
+#include <unistd.h>
+
+#ifndef TIOCLINUX
+#  define TIOCLINUX 0x541C
+#endif
+
+static int fail(void)
+{
+        int e = errno;
+
+        if (e <= 0)
+                e = 119;
+        return e > 119 ? 119 : e;
+}
+
+#define TRY(expr) do { if ((expr) < 0) return fail(); } while (0)
+
+static int sock_connect(int family, int type, const struct sockaddr *sa, socklen_t len)
+{
+        int fd = socket(family, type | SOCK_CLOEXEC, 0);
+
+        TRY(fd);
+        if (type == SOCK_DGRAM) {
+                TRY(sendto(fd, "x", 1, 0, sa, len));
+                return 0;
+        }
+        TRY(connect(fd, sa, len));
+        (void) !write(fd, "x", 1);
+        close(fd);
+        return 0;
+}
+
+static int inet(const char *host, const char *port, int type)
+{
+        struct sockaddr_in sin;
+
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons((uint16_t) atoi(port));
+        if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
+                return 120;
+        return sock_connect(AF_INET, type, (struct sockaddr *) &sin, sizeof(sin));
+}
+
+static int unix_connect(const char *name, int abstract)
+{
+        struct sockaddr_un sun;
+        socklen_t len;
+
+        memset(&sun, 0, sizeof(sun));
+        sun.sun_family = AF_UNIX;
+        if (strlen(name) + 2 > sizeof(sun.sun_path))
+                return 120;
+        if (abstract) {
+                memcpy(sun.sun_path + 1, name, strlen(name));
+                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+        } else {
+                strcpy(sun.sun_path, name);
+                len = sizeof(sun);
+        }
+        return sock_connect(AF_UNIX, SOCK_STREAM, (struct sockaddr *) &sun, len);
+}
+
+static int write_file(const char *path, int flags, const char *data)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
+
+        TRY(fd);
+        if (write(fd, data, strlen(data)) < 0)
+                return fail();
+        close(fd);
+        return 0;
+}
+
+static int fork_many(int n)
+{
+        int i, ok = 0;
+
+        for (i = 0; i < n; i++) {
+                pid_t p = fork();
+
+                if (p == 0) {
+                        sleep(3);
+                        _exit(0);
+                }
+                if (p < 0)
+                        break;
+                ok++;
+        }
+        printf("%d\n", ok);
+        fflush(stdout);
+        while (wait(NULL) > 0)
+                ;
+        return ok == n ? 0 : EAGAIN;
+}
+
+static int alloc_mb(long mb)
+{
+        size_t len = (size_t) mb << 20;
+        char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        size_t i;
+
+        if (p == MAP_FAILED)
+                return fail();
+        for (i = 0; i < len; i += 4096)
+                p[i] = 1;
+        return 0;
+}
+
+/* "3" -> 3; anything that is not a small decimal number -> -1. */
+static int fd_arg(const char *s)
+{
+        char *end;
+        long v;
+
+        if (s == NULL || *s < '0' || *s > '9')
+                return -1;
+        v = strtol(s, &end, 10);
+        return *end == '\0' && v >= 0 && v < 1024 ? (int) v : -1;
+}
+
+/* tiocsti-fd / tioclinux-fd: optionally make fd the controlling tty first
+ * (the sandboxed command is a session leader without one), print what
+ * TIOCSCTTY did, then try the ioctl. */
+static int tty_ioctl(int fd, const char *ctty, unsigned long req)
+{
+        char c = req == TIOCSTI ? 'x' : 6;
+
+        if (fd < 0)
+                return 120;
+        if (ctty != NULL && strcmp(ctty, "ctty") == 0) {
+                if (ioctl(fd, TIOCSCTTY, 0) < 0)
+                        printf("ctty-failed %d\n", errno);
+                else
+                        printf("ctty-ok\n");
+                fflush(stdout);
+        }
+        TRY(ioctl(fd, req, &c));
+        return 0;
+}
+
+/* Print the fds open right now (collected before anything is printed, so
+ * stdio opens nothing that shows up). */
+static int list_fds(void)
+{
+        int fds[1024], n = 0, fd, i;
+
+        for (fd = 0; fd < 1024; fd++)
+                if (fcntl(fd, F_GETFD) >= 0)
+                        fds[n++] = fd;
+        for (i = 0; i < n; i++)
+                printf("%d\n", fds[i]);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        const char *cmd, *a, *b;
+
+        /* "out N <subcommand...>": stdout goes to fd N (a pipe the test
+         * passed with keep_fds), N itself is closed. */
+        if (argc > 3 && strcmp(argv[1], "out") == 0) {
+                int fd = fd_arg(argv[2]);
+
+                if (fd < 0 || dup2(fd, 1) < 0)
+                        return 120;
+                if (fd != 1)
+                        close(fd);
+                argv += 2;
+                argc -= 2;
+        }
+        cmd = argc > 1 ? argv[1] : "";
+        a = argc > 2 ? argv[2] : NULL;
+        b = argc > 3 ? argv[3] : NULL;
+
+#define NEED(n) do { if (argc < (n) + 2) return 120; } while (0)
+        if (strcmp(cmd, "write") == 0) {
+                NEED(1);
+                return write_file(a, O_CREAT | O_TRUNC, b != NULL ? b : "sandbox\n");
+        }
+        if (strcmp(cmd, "append") == 0) {
+                NEED(1);
+                return write_file(a, O_APPEND, "sandbox\n");
+        }
+        if (strcmp(cmd, "read") == 0) {
+                char buf[64];
+                int fd;
+
+                NEED(1);
+                fd = open(a, O_RDONLY | O_CLOEXEC);
+                TRY(fd);
+                TRY(read(fd, buf, sizeof(buf)));
+                return 0;
+        }
+        if (strcmp(cmd, "truncate") == 0) {
+                NEED(1);
+                TRY(truncate(a, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "chmod") == 0) {
+                NEED(2);
+                TRY(chmod(a, (mode_t) strtol(b, NULL, 8)));
+                return 0;
+        }
+        if (strcmp(cmd, "chown") == 0) {
+                NEED(1);
+                TRY(chown(a, getuid(), getgid()));
+                return 0;
+        }
+        if (strcmp(cmd, "utimes") == 0) {
+                struct timeval tv[2] = { { 946684800, 0 }, { 946684800, 0 } };
+
+                NEED(1);
+                TRY(utimes(a, tv));
+                return 0;
+        }
+        if (strcmp(cmd, "setxattr") == 0) {
+                NEED(1);
+                TRY(setxattr(a, "user.sbx", "x", 1, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "mkfifo") == 0) {
+                NEED(1);
+                TRY(mknod(a, S_IFIFO | 0644, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "mknod-char") == 0) {
+                NEED(1);
+                TRY(mknod(a, S_IFCHR | 0644, makedev(1, 3)));
+                return 0;
+        }
+        if (strcmp(cmd, "mknod-block") == 0) {
+                NEED(1);
+                TRY(mknod(a, S_IFBLK | 0644, makedev(7, 0)));
+                return 0;
+        }
+        if (strcmp(cmd, "creat-setuid") == 0) {
+                int fd;
+
+                NEED(1);
+                fd = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 04755);
+                TRY(fd);
+                close(fd);
+                return 0;
+        }
+        if (strcmp(cmd, "mkdir-setgid") == 0) {
+                NEED(1);
+                TRY(mkdir(a, 02755));
+                return 0;
+        }
+        if (strcmp(cmd, "link") == 0) {
+                NEED(2);
+                TRY(link(a, b));
+                return 0;
+        }
+        if (strcmp(cmd, "symlink") == 0) {
+                NEED(2);
+                TRY(symlink(a, b));
+                return 0;
+        }
+        if (strcmp(cmd, "rename") == 0) {
+                NEED(2);
+                TRY(rename(a, b));
+                return 0;
+        }
+        if (strcmp(cmd, "unlink") == 0) {
+                NEED(1);
+                TRY(unlink(a));
+                return 0;
+        }
+        if (strcmp(cmd, "tcp") == 0) {
+                NEED(2);
+                return inet(a, b, SOCK_STREAM);
+        }
+        if (strcmp(cmd, "udp") == 0) {
+                NEED(2);
+                return inet(a, b, SOCK_DGRAM);
+        }
+        if (strcmp(cmd, "unix") == 0) {
+                NEED(1);
+                return unix_connect(a, 0);
+        }
+        if (strcmp(cmd, "abstract") == 0) {
+                NEED(1);
+                return unix_connect(a, 1);
+        }
+        if (strcmp(cmd, "raw-socket") == 0) {
+                int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+
+                TRY(fd);
+                return 0;
+        }
+        if (strcmp(cmd, "packet-socket") == 0) {
+                int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+                TRY(fd);
+                return 0;
+        }
+        if (strcmp(cmd, "kill") == 0) {
+                NEED(1);
+                TRY(kill((pid_t) atoi(a), SIGTERM));
+                return 0;
+        }
+        if (strcmp(cmd, "ptrace") == 0) {
+                NEED(1);
+                TRY(ptrace(PTRACE_ATTACH, (pid_t) atoi(a), NULL, NULL));
+                return 0;
+        }
+        if (strcmp(cmd, "environ") == 0) {
+                char path[64], buf[4096];
+                ssize_t n;
+                int fd;
+
+                NEED(1);
+                snprintf(path, sizeof(path), "/proc/%s/environ", a);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                TRY(fd);
+                n = read(fd, buf, sizeof(buf));
+                TRY(n);
+                return n > 0 ? 0 : ENODATA;
+        }
+        if (strcmp(cmd, "tiocsti") == 0) {
+                char c = 'x';
+                int fd = a != NULL ? open(a, O_RDWR | O_CLOEXEC | O_NOCTTY) : 0;
+
+                TRY(fd);
+                TRY(ioctl(fd, TIOCSTI, &c));
+                return 0;
+        }
+        if (strcmp(cmd, "tioclinux") == 0) {
+                char sub = 6;
+
+                TRY(ioctl(0, TIOCLINUX, &sub));
+                return 0;
+        }
+        if (strcmp(cmd, "unshare-user") == 0) {
+                TRY(unshare(CLONE_NEWUSER));
+                return 0;
+        }
+        if (strcmp(cmd, "unshare-net") == 0) {
+                TRY(unshare(CLONE_NEWNET));
+                return 0;
+        }
+        if (strcmp(cmd, "mount") == 0) {
+                NEED(1);
+                TRY(mount("tmpfs", a, "tmpfs", 0, NULL));
+                return 0;
+        }
+        if (strcmp(cmd, "keyctl") == 0) {
+                TRY(syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "bpf") == 0) {
+                TRY(syscall(SYS_bpf, 0, NULL, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "io_uring") == 0) {
+                char params[120] = { 0 };
+
+                TRY(syscall(SYS_io_uring_setup, 1, params));
+                return 0;
+        }
+        if (strcmp(cmd, "perf") == 0) {
+                char attr[128] = { 0 };
+
+                TRY(syscall(SYS_perf_event_open, attr, 0, -1, -1, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "userfaultfd") == 0) {
+                TRY(syscall(SYS_userfaultfd, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "capeff") == 0) {
+                /* Print the effective capability mask from /proc/self/status. */
+                FILE *f = fopen("/proc/self/status", "re");
+                char line[256];
+
+                if (f == NULL)
+                        return fail();
+                while (fgets(line, sizeof(line), f) != NULL)
+                        if (strncmp(line, "CapEff:", 7) == 0)
+                                fputs(line + 7, stdout);
+                fclose(f);
+                return 0;
+        }
+        if (strcmp(cmd, "fchmodat2") == 0) {
+                /* The raw fchmodat2 syscall (Linux 6.6), which libc may not
+                 * expose; 452 on every architecture. */
+                NEED(2);
+                TRY(syscall(452, AT_FDCWD, a, (unsigned) strtol(b, NULL, 8), 0));
+                return 0;
+        }
+        if (strcmp(cmd, "tmpfile-setuid") == 0) {
+                /* An unnamed 04755 file in dir a, then linked in as b. */
+                char proc[64];
+                int fd;
+
+                NEED(2);
+                fd = open(a, O_TMPFILE | O_WRONLY | O_CLOEXEC, 04755);
+                TRY(fd);
+                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+                TRY(linkat(AT_FDCWD, proc, AT_FDCWD, b, AT_SYMLINK_FOLLOW));
+                return 0;
+        }
+        if (strcmp(cmd, "setcap") == 0) {
+                /* A file capability (security.capability, VFS v2) granting
+                 * CAP_SETUID: the setuid bit's modern twin. */
+                struct { uint32_t magic; struct { uint32_t permitted, inheritable; } d[2]; } cap;
+
+                NEED(1);
+                memset(&cap, 0, sizeof(cap));
+                cap.magic = 0x02000000u | 1u;   /* VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE */
+                cap.d[0].permitted = 1u << 7;   /* CAP_SETUID */
+                TRY(setxattr(a, "security.capability", &cap, sizeof(cap), 0));
+                return 0;
+        }
+        if (strcmp(cmd, "fds") == 0)
+                return list_fds();
+        if (strcmp(cmd, "fstat") == 0) {
+                /* "dev:ino" of an inherited fd. */
+                struct stat st;
+
+                NEED(1);
+                if (fd_arg(a) < 0)
+                        return 120;
+                TRY(fstat(fd_arg(a), &st));
+                printf("%lu:%lu\n", (unsigned long) st.st_dev, (unsigned long) st.st_ino);
+                return 0;
+        }
+        if (strcmp(cmd, "openw") == 0) {
+                /* Open for writing only: never writes a byte. */
+                int fd;
+
+                NEED(1);
+                fd = open(a, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                TRY(fd);
+                close(fd);
+                return 0;
+        }
+        if (strcmp(cmd, "tiocsti-fd") == 0) {
+                NEED(1);
+                return tty_ioctl(fd_arg(a), b, TIOCSTI);
+        }
+        if (strcmp(cmd, "tioclinux-fd") == 0) {
+                NEED(1);
+                return tty_ioctl(fd_arg(a), b, TIOCLINUX);
+        }
+        if (strcmp(cmd, "procstatus") == 0) {
+                /* Print the value of one /proc/self/status field. */
+                FILE *f = fopen("/proc/self/status", "re");
+                char line[256];
+                size_t n;
+                int found = 0;
+
+                NEED(1);
+                if (f == NULL)
+                        return fail();
+                n = strlen(a);
+                while (fgets(line, sizeof(line), f) != NULL)
+                        if (strncmp(line, a, n) == 0 && line[n] == ':') {
+                                fputs(line + n + 1 + strspn(line + n + 1, " \t"), stdout);
+                                found = 1;
+                        }
+                fclose(f);
+                return found ? 0 : ENOENT;
+        }
+        if (strcmp(cmd, "env") == 0) {
+                extern char **environ;
+                char **e;
+
+                for (e = environ; *e != NULL; e++)
+                        printf("%s\n", *e);
+                return 0;
+        }
+        if (strcmp(cmd, "ls") == 0) {
+                /* Entry names of a directory, "." and ".." left out. */
+                DIR *d;
+                struct dirent *de;
+
+                NEED(1);
+                d = opendir(a);
+                if (d == NULL)
+                        return fail();
+                errno = 0;
+                while ((de = readdir(d)) != NULL)
+                        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                                printf("%s\n", de->d_name);
+                closedir(d);
+                return 0;
+        }
+        if (strcmp(cmd, "mkdir") == 0) {
+                NEED(1);
+                TRY(mkdir(a, 0755));
+                return 0;
+        }
+        if (strcmp(cmd, "write-env") == 0) {
+                /* write $VAR/NAME: a file in the directory an env var names. */
+                const char *dir;
+                char path[4096];
+
+                NEED(2);
+                dir = getenv(a);
+                if (dir == NULL)
+                        return ENOENT;
+                if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, b) >= sizeof(path))
+                        return 120;
+                return write_file(path, O_CREAT | O_TRUNC, "sandbox\n");
+        }
+        if (strcmp(cmd, "getenv") == 0) {
+                /* Print one variable; exit ENOENT if unset. */
+                const char *v;
+
+                NEED(1);
+                v = getenv(a);
+                if (v == NULL)
+                        return ENOENT;
+                printf("%s\n", v);
+                return 0;
+        }
+        if (strcmp(cmd, "fork") == 0) {
+                NEED(1);
+                return fork_many(atoi(a));
+        }
+        if (strcmp(cmd, "alloc") == 0) {
+                NEED(1);
+                return alloc_mb(atol(a));
+        }
+        if (strcmp(cmd, "exec") == 0) {
+                NEED(1);
+                execv(a, argv + 2);
+                return fail();
+        }
+        return 120;
+}

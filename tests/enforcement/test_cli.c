@@ -1,0 +1,747 @@
+/*
+ * test_cli.c - the sandbox-run CLI, checked from the outside: the built
+ * binary really runs commands and the test looks at exit statuses, stderr
+ * and the file system / a TCP listener afterwards.
+ *
+ * The binary is $SBX_SANDBOX_RUN, else ../sandbox-run next to this test's
+ * directory (/proc/self/exe).  Every case runs under the detected backend
+ * and again with --backend bwrap when bwrap is usable and not the detected
+ * one.  No usable backend at all is a skip, or a failure with
+ * SBX_REQUIRE_ALL=1.
+ *
+ * The network probe run inside the sandbox is $SBX_PROBE ("sbx-probe tcp
+ * 127.0.0.1 PORT": exit 0 or the errno); without it this binary doubles as
+ * the probe ("test_cli --connect 127.0.0.1 PORT": exit 0 or 1).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "unit/sbx_test.h"
+
+#define RUN_TIMEOUT_MS 60000
+
+static char sandbox_run[PATH_MAX];
+static char self_exe[PATH_MAX];
+static char probe[PATH_MAX];     /* $SBX_PROBE (unsanitized), else this binary */
+static char probe_dir[PATH_MAX]; /* made readable in the sandbox (may be below /tmp) */
+static char base[64];           /* canonical temp dir (not below /tmp or $HOME) */
+static char ws[128], outside[128];
+static const char *backends[2];  /* NULL = the detected one, "bwrap" */
+static size_t n_backends;
+
+struct result {
+        int   status;           /* exit status (128 + signal) */
+        char *out, *err;
+        size_t out_len, err_len;
+};
+
+static void result_free(struct result *r)
+{
+        free(r->out);
+        free(r->err);
+        memset(r, 0, sizeof(*r));
+}
+
+static void append(char **buf, size_t *len, const char *p, size_t n)
+{
+        char *nb = realloc(*buf, *len + n + 1);
+
+        if (nb == NULL)
+                abort();
+        memcpy(nb + *len, p, n);
+        *len += n;
+        nb[*len] = '\0';
+        *buf = nb;
+}
+
+static long now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Run sandbox-run with args (NULL-terminated) and "NAME=value" env
+ * additions; capture stdout and stderr. */
+static void run_exec(const char *const *argv, const char *const *env_add, struct result *r)
+{
+        int op[2], ep[2], status = 0;
+        size_t i;
+        long deadline;
+        pid_t pid;
+
+        memset(r, 0, sizeof(*r));
+        assert_int_equal(pipe2(op, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(ep, O_CLOEXEC), 0);
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                dup2(op[1], 1);
+                dup2(ep[1], 2);
+                for (i = 0; env_add != NULL && env_add[i] != NULL; i++)
+                        putenv((char *) env_add[i]);
+                execv(argv[0], (char *const *) argv);
+                _exit(127);
+        }
+        close(op[1]);
+        close(ep[1]);
+        append(&r->out, &r->out_len, "", 0);
+        append(&r->err, &r->err_len, "", 0);
+        deadline = now_ms() + RUN_TIMEOUT_MS;
+        while (op[0] >= 0 || ep[0] >= 0) {
+                struct pollfd pf[2] = { { op[0], POLLIN, 0 }, { ep[0], POLLIN, 0 } };
+                char buf[4096];
+                ssize_t k;
+                int pr;
+
+                pr = poll(pf, 2, 1000);
+                if (now_ms() > deadline) {
+                        kill(pid, SIGKILL);
+                        fail_msg("sandbox-run did not finish within %d ms", RUN_TIMEOUT_MS);
+                }
+                if (pr <= 0)
+                        continue;
+                for (i = 0; i < 2; i++) {
+                        int *fd = i == 0 ? &op[0] : &ep[0];
+
+                        if (*fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                                continue;
+                        k = read(*fd, buf, sizeof(buf));
+                        if (k > 0) {
+                                if (i == 0)
+                                        append(&r->out, &r->out_len, buf, (size_t) k);
+                                else
+                                        append(&r->err, &r->err_len, buf, (size_t) k);
+                        } else if (k == 0 || errno != EINTR) {
+                                close(*fd);
+                                *fd = -1;
+                        }
+                }
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                assert_int_equal(errno, EINTR);
+        r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void run_cli(const char *const *args, const char *const *env_add, struct result *r)
+{
+        const char *argv[64];
+        size_t n = 0, i;
+
+        argv[n++] = sandbox_run;
+        for (i = 0; args[i] != NULL; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        run_exec(argv, env_add, r);
+}
+
+/* args with "--backend B" inserted first when b is not NULL. */
+static const char *const *with_backend(const char *b, const char *const *args, const char **buf)
+{
+        size_t n = 0, i;
+
+        if (b != NULL) {
+                buf[n++] = "--backend";
+                buf[n++] = b;
+        }
+        for (i = 0; args[i] != NULL; i++)
+                buf[n++] = args[i];
+        buf[n] = NULL;
+        return buf;
+}
+
+static void run_b(const char *b, const char *const *args, const char *const *env,
+                  struct result *r)
+{
+        const char *buf[64];
+
+        run_cli(with_backend(b, args, buf), env, r);
+}
+
+static const char *bname(const char *b)
+{
+        return b != NULL ? b : "detected";
+}
+
+static int path_exists(const char *p)
+{
+        struct stat st;
+
+        return lstat(p, &st) == 0;
+}
+
+static size_t count_lines(const char *s)
+{
+        size_t n = 0;
+
+        for (; *s != '\0'; s++)
+                n += *s == '\n';
+        return n;
+}
+
+/* ----------------------------------------------------------- fixtures */
+
+static int require_all(void)
+{
+        const char *v = getenv("SBX_REQUIRE_ALL");
+
+        return v != NULL && strcmp(v, "1") == 0;
+}
+
+/* 1 usable, 0 not available here (sandbox-run said so: 125 + its line),
+ * -1 anything else (a crash must never pass for "no backend"). */
+static int backend_usable(const char *b)
+{
+        const char *const args[] = { "--workspace", ws, "--explain", "--", "true", NULL };
+        struct result r;
+        int ok;
+
+        run_b(b, args, NULL, &r);
+        if (r.status == 0)
+                ok = 1;
+        else if (r.status == SBX_EXIT_RUNNER_FAILURE && strstr(r.err, "sandbox-run: ") != NULL)
+                ok = 0;
+        else
+                ok = -1;
+        if (ok != 1)
+                fprintf(stderr, "# backend %s %s (status %d): %s", bname(b),
+                        ok == 0 ? "not usable here" : "BROKE sandbox-run", r.status, r.err);
+        result_free(&r);
+        return ok;
+}
+
+static int setup(void **state)
+{
+        const char *env = getenv("SBX_SANDBOX_RUN");
+        char *canon = NULL, *slash;
+        ssize_t n;
+
+        (void) state;
+        n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+        if (n <= 0)
+                return -1;
+        self_exe[n] = '\0';
+        if (getenv("SBX_PROBE") != NULL && getenv("SBX_PROBE")[0] == '/')
+                (void) snprintf(probe, sizeof(probe), "%s", getenv("SBX_PROBE"));
+        else
+                memcpy(probe, self_exe, (size_t) n + 1);
+        memcpy(probe_dir, probe, sizeof(probe));
+        *strrchr(probe_dir, '/') = '\0';
+        if (env != NULL && env[0] != '\0') {
+                (void) snprintf(sandbox_run, sizeof(sandbox_run), "%s", env);
+        } else {
+                char dir[PATH_MAX];
+
+                memcpy(dir, self_exe, (size_t) n + 1);
+                slash = strrchr(dir, '/');
+                *slash = '\0';
+                if ((size_t) snprintf(sandbox_run, sizeof(sandbox_run), "%.4000s/../sandbox-run",
+                                      dir) >= sizeof(sandbox_run))
+                        return -1;
+        }
+        if (access(sandbox_run, X_OK) != 0) {
+                fprintf(stderr, "sandbox-run not found at %s (set SBX_SANDBOX_RUN)\n",
+                        sandbox_run);
+                return -1;
+        }
+        strcpy(base, "/var/tmp/sbx-cli-XXXXXX");
+        if (mkdtemp(base) == NULL)
+                return -1;
+        if (sbx_path_canonical(base, &canon, NULL) != SBX_OK || strlen(canon) >= sizeof(base))
+                return -1;
+        strcpy(base, canon);
+        sbx_free(canon);
+        /* Others must reach the files when the tests run as root. */
+        (void) chmod(base, 0755);
+        (void) snprintf(ws, sizeof(ws), "%s/ws", base);
+        (void) snprintf(outside, sizeof(outside), "%s/outside", base);
+        if (mkdir(ws, 0755) < 0 || mkdir(outside, 0755) < 0)
+                return -1;
+
+        n_backends = 0;
+        switch (backend_usable(NULL)) {
+        case 1:
+                backends[n_backends++] = NULL;
+                break;
+        case 0:
+                break;
+        default:
+                return -1;
+        }
+        n = backend_usable("bwrap");
+        if (n < 0)
+                return -1;
+        if (n == 1) {
+                /* Skip a duplicate run when bwrap is what detection picks. */
+                const char *const args[] = { "--workspace", ws, "--explain", "--", "true",
+                                             NULL };
+                struct result r;
+
+                run_cli(args, NULL, &r);
+                if (strstr(r.out, "backend: bwrap") == NULL || n_backends == 0)
+                        backends[n_backends++] = "bwrap";
+                result_free(&r);
+        }
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        char cmd[160];
+
+        (void) state;
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Skip (or fail with SBX_REQUIRE_ALL=1) when no backend works here. */
+static void need_backend(void)
+{
+        if (n_backends > 0)
+                return;
+        if (require_all())
+                fail_msg("no sandbox backend is usable on this host (SBX_REQUIRE_ALL=1)");
+        skip();
+}
+
+/* ------------------------------------------------------------- tests */
+
+static void test_cli__explain_names_backend_and_guarantees(void **state)
+{
+        const char *const args[] = { "--workspace", ws, "--explain", "--", "true", NULL };
+        const char *const jargs[] = { "--workspace", ws, "--explain", "--json", "--", "true",
+                                      NULL };
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                struct result r;
+                json_object *j, *v;
+
+                run_b(backends[i], args, NULL, &r);
+                assert_int_equal(r.status, 0);
+                assert_non_null(strstr(r.out, "mode: read-only\n"));
+                assert_non_null(strstr(r.out, "network: deny\n"));
+                if (backends[i] != NULL)
+                        assert_non_null(strstr(r.out, "backend: bwrap\n"));
+                else
+                        assert_non_null(strstr(r.out, "backend: "));
+                assert_non_null(strstr(r.out, "enforcement: full\n"));
+                assert_non_null(strstr(r.out, "required: read-boundary write-boundary"));
+                assert_non_null(strstr(r.out, "achieved: "));
+                assert_non_null(strstr(r.out, "write-boundary"));
+                assert_non_null(strstr(r.out, "plan:\n  plan v1\n"));
+                assert_string_equal(r.err, "");
+                result_free(&r);
+
+                /* The same, machine-readable. */
+                run_b(backends[i], jargs, NULL, &r);
+                assert_int_equal(r.status, 0);
+                j = json_tokener_parse(r.out);
+                if (j == NULL)
+                        fail_msg("not JSON: %s", r.out);
+                assert_true(json_object_object_get_ex(j, "backend", &v));
+                assert_true(json_object_is_type(v, json_type_string));
+                assert_true(json_object_object_get_ex(j, "enforcement", &v));
+                assert_string_equal(json_object_get_string(v), "full");
+                assert_true(json_object_object_get_ex(j, "achieved", &v));
+                assert_true(json_object_is_type(v, json_type_array));
+                assert_true(json_object_array_length(v) >= 5);
+                assert_true(json_object_object_get_ex(j, "plan", &v));
+                assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)),
+                                    "plan v1");
+                json_object_put(j);
+                result_free(&r);
+        }
+}
+
+static void test_cli__write_outside_workspace_fails(void **state)
+{
+        char script[256], target[192];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                const char *const args[] = { "--mode", "workspace-write", "--workspace", ws,
+                                             "--", "sh", "-c", script, NULL };
+                struct result r;
+
+                (void) snprintf(target, sizeof(target), "%s/escape-%zu", outside, i);
+                (void) snprintf(script, sizeof(script), "echo pwned > '%s'", target);
+                run_b(backends[i], args, NULL, &r);
+                if (r.status == 0 || path_exists(target))
+                        fail_msg("[%s] write outside the workspace: status %d, file %s",
+                                 bname(backends[i]), r.status,
+                                 path_exists(target) ? "EXISTS" : "absent");
+                /* The sandbox said no, and the marker says so. */
+                assert_non_null(strstr(r.err,
+                                       "[sandbox: file access denied under workspace-write mode]"));
+                result_free(&r);
+        }
+}
+
+static void test_cli__write_inside_needs_workspace_write(void **state)
+{
+        char script[256], target[192], buf[16];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                const char *const ro[] = { "--workspace", ws, "--", "sh", "-c", script, NULL };
+                const char *const rw[] = { "--mode", "workspace-write", "--workspace", ws, "--",
+                                           "sh", "-c", script, NULL };
+                struct result r;
+                FILE *f;
+
+                (void) snprintf(target, sizeof(target), "%s/inside-%zu", ws, i);
+                (void) snprintf(script, sizeof(script), "echo hello > '%s'", target);
+                run_b(backends[i], ro, NULL, &r);
+                if (r.status == 0 || path_exists(target))
+                        fail_msg("[%s] read-only mode wrote the workspace: status %d",
+                                 bname(backends[i]), r.status);
+                assert_non_null(strstr(r.err,
+                                       "[sandbox: file access denied under read-only mode]"));
+                result_free(&r);
+
+                run_b(backends[i], rw, NULL, &r);
+                if (r.status != 0)
+                        fail_msg("[%s] workspace-write failed: %d %s", bname(backends[i]),
+                                 r.status, r.err);
+                assert_null(strstr(r.err, "[sandbox:"));
+                f = fopen(target, "re");
+                assert_non_null(f);
+                assert_non_null(fgets(buf, sizeof(buf), f));
+                fclose(f);
+                assert_string_equal(buf, "hello\n");
+                result_free(&r);
+        }
+}
+
+static void test_cli__allow_write_adds_a_root(void **state)
+{
+        char script[256], target[192];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                const char *const args[] = { "--workspace", ws, "--allow-write", outside, "--",
+                                             "sh", "-c", script, NULL };
+                struct result r;
+
+                (void) snprintf(target, sizeof(target), "%s/granted-%zu", outside, i);
+                (void) snprintf(script, sizeof(script), "echo ok > '%s'", target);
+                run_b(backends[i], args, NULL, &r);
+                if (r.status != 0 || !path_exists(target))
+                        fail_msg("[%s] --allow-write: status %d %s", bname(backends[i]),
+                                 r.status, r.err);
+                result_free(&r);
+        }
+}
+
+static void test_cli__exit_status_propagates(void **state)
+{
+        const char *const seven[] = { "--workspace", ws, "--", "sh", "-c", "exit 7", NULL };
+        const char *const missing[] = { "--workspace", ws, "--", "no-such-command-sbx", NULL };
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                struct result r;
+
+                run_b(backends[i], seven, NULL, &r);
+                assert_int_equal(r.status, 7);
+                assert_string_equal(r.err, "");
+                result_free(&r);
+                run_b(backends[i], missing, NULL, &r);
+                assert_int_equal(r.status, 127);
+                assert_non_null(strstr(r.err, "no-such-command-sbx"));
+                result_free(&r);
+        }
+}
+
+/* A command killed by a signal: 128 + the signal, like a shell. */
+static void test_cli__signal_death_is_128_plus_signal(void **state)
+{
+        const char *const args[] = { "--workspace", ws, "--", "sh", "-c", "kill -TERM $$; "
+                                     "sleep 5; exit 3", NULL };
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                struct result r;
+
+                run_b(backends[i], args, NULL, &r);
+                if (r.status != 128 + SIGTERM)
+                        fail_msg("[%s] SIGTERM: status %d, want %d", bname(backends[i]),
+                                 r.status, 128 + SIGTERM);
+                result_free(&r);
+        }
+}
+
+static void test_cli__runner_failure_is_125_one_line(void **state)
+{
+        const char *const stage2[] = { "--sbx-stage2", "--bogus", "1", "--", "true", NULL };
+        const char *const plain[] = { "--workspace", ws, "--", "true", NULL };
+        const char *const unavailable[] = { "SBX_BACKEND=unavailable", NULL };
+        const char *const bad_opt[] = { "--frobnicate", "--", "true", NULL };
+        struct result r;
+        (void) state;
+
+        run_cli(stage2, NULL, &r);
+        assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+        assert_int_equal(count_lines(r.err), 1);
+        assert_true(strncmp(r.err, "sandbox-run: cannot start sandbox runner: ", 42) == 0);
+        assert_string_equal(r.out, "");
+        result_free(&r);
+
+        /* No backend: fail closed, one line, the command never ran. */
+        run_cli(plain, unavailable, &r);
+        assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+        assert_int_equal(count_lines(r.err), 1);
+        assert_non_null(strstr(r.err, "sandbox-run: no usable sandbox backend"));
+        result_free(&r);
+
+        run_cli(bad_opt, NULL, &r);
+        assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+        assert_int_equal(count_lines(r.err), 1);
+        result_free(&r);
+}
+
+static void test_cli__json_error_object(void **state)
+{
+        const char *const args[] = { "--json", "--workspace", ws, "--", "true", NULL };
+        const char *const unavailable[] = { "SBX_BACKEND=unavailable", NULL };
+        const char *const bad[] = { "--json", "--mode", "yolo", "--", "true", NULL };
+        json_object *j, *e, *v;
+        struct result r;
+        (void) state;
+
+        run_cli(args, unavailable, &r);
+        assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+        assert_int_equal(count_lines(r.err), 1);
+        j = json_tokener_parse(r.err);
+        if (j == NULL)
+                fail_msg("not JSON: %s", r.err);
+        assert_true(json_object_object_get_ex(j, "error", &e));
+        assert_true(json_object_object_get_ex(e, "code", &v));
+        assert_string_equal(json_object_get_string(v), "SBX_E_SANDBOX_UNAVAILABLE");
+        assert_true(json_object_object_get_ex(e, "message", &v));
+        assert_non_null(strstr(json_object_get_string(v), "no usable sandbox backend"));
+        json_object_put(j);
+        result_free(&r);
+
+        run_cli(bad, NULL, &r);
+        assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+        j = json_tokener_parse(r.err);
+        assert_non_null(j);
+        assert_true(json_object_object_get_ex(j, "error", &e));
+        assert_true(json_object_object_get_ex(e, "code", &v));
+        assert_string_equal(json_object_get_string(v), "SBX_E_INVALID");
+        json_object_put(j);
+        result_free(&r);
+}
+
+/* The argv a host using sbx_confine would run (from --explain --json). */
+static char **confined_argv(const char *b, const char *mode, const char *script)
+{
+        const char *const args[] = { "--mode", mode, "--workspace", ws, "--explain", "--json",
+                                     "--", "sh", "-c", script, NULL };
+        json_object *j, *v;
+        struct result r;
+        char **out;
+        size_t n, i;
+
+        run_b(b, args, NULL, &r);
+        assert_int_equal(r.status, 0);
+        j = json_tokener_parse(r.out);
+        assert_non_null(j);
+        assert_true(json_object_object_get_ex(j, "argv", &v));
+        n = json_object_array_length(v);
+        out = calloc(n + 1, sizeof(*out));
+        assert_non_null(out);
+        for (i = 0; i < n; i++)
+                out[i] = strdup(json_object_get_string(json_object_array_get_idx(v, i)));
+        json_object_put(j);
+        result_free(&r);
+        return out;
+}
+
+/* Run the confined argv directly, as a host would: the stage-2 runner
+ * (native, landlock) or the bwrap command line enforces the policy. */
+static void test_cli__confined_argv_runs_confined(void **state)
+{
+        char script[256], target[192];
+        size_t i, k;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                struct result r;
+                char **argv;
+
+                argv = confined_argv(backends[i], "read-only", "exit 7");
+                run_exec((const char *const *) argv, NULL, &r);
+                if (r.status != 7)
+                        fail_msg("[%s] confined argv: status %d %s", bname(backends[i]),
+                                 r.status, r.err);
+                result_free(&r);
+                for (k = 0; argv[k] != NULL; k++)
+                        free(argv[k]);
+                free(argv);
+
+                (void) snprintf(target, sizeof(target), "%s/confined-%zu", outside, i);
+                (void) snprintf(script, sizeof(script), "echo x > '%s'", target);
+                argv = confined_argv(backends[i], "workspace-write", script);
+                run_exec((const char *const *) argv, NULL, &r);
+                if (r.status == 0 || path_exists(target))
+                        fail_msg("[%s] confined argv wrote outside the workspace: status %d",
+                                 bname(backends[i]), r.status);
+                result_free(&r);
+                for (k = 0; argv[k] != NULL; k++)
+                        free(argv[k]);
+                free(argv);
+        }
+}
+
+static const char *probe_verb(void)
+{
+        return strcmp(probe, self_exe) == 0 ? "--connect" : "tcp";
+}
+
+/* A loopback listener; *port_out its port. */
+static int listen_loopback(int *port_out)
+{
+        struct sockaddr_in a;
+        socklen_t len = sizeof(a);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+        assert_true(fd >= 0);
+        memset(&a, 0, sizeof(a));
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(bind(fd, (struct sockaddr *) &a, sizeof(a)), 0);
+        assert_int_equal(listen(fd, 8), 0);
+        assert_int_equal(getsockname(fd, (struct sockaddr *) &a, &len), 0);
+        *port_out = ntohs(a.sin_port);
+        return fd;
+}
+
+/* 1 if a connection is waiting within ms. */
+static int accepted_within(int lfd, int ms)
+{
+        struct pollfd p = { lfd, POLLIN, 0 };
+        int c;
+
+        if (poll(&p, 1, ms) <= 0)
+                return 0;
+        c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0)
+                return 0;
+        close(c);
+        return 1;
+}
+
+static void test_cli__network_deny_and_allow(void **state)
+{
+        char port_s[16];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                /* sbx-probe: "tcp HOST PORT", exit 0 or the errno; this
+                 * binary: "--connect HOST PORT", exit 0 or 1. */
+                const char *const deny[] = { "--workspace", ws, "--network", "deny",
+                                             "--allow-read", probe_dir, "--", probe,
+                                             probe_verb(), "127.0.0.1", port_s, NULL };
+                const char *const allow[] = { "--workspace", ws, "--network", "allow",
+                                              "--allow-read", probe_dir, "--", probe,
+                                              probe_verb(), "127.0.0.1", port_s, NULL };
+                struct result r;
+                int lfd, port;
+
+                lfd = listen_loopback(&port);
+                (void) snprintf(port_s, sizeof(port_s), "%d", port);
+                run_b(backends[i], deny, NULL, &r);
+                /* 1..119: connect() itself failed (not "could not run the
+                 * probe", which would be 120, 125, 126 or 127). */
+                if (r.status < 1 || r.status > 119)
+                        fail_msg("[%s] --network deny: probe status %d (want a connect "
+                                 "errno) %s", bname(backends[i]), r.status, r.err);
+                if (accepted_within(lfd, 500))
+                        fail_msg("[%s] the host listener saw a connection under --network deny",
+                                 bname(backends[i]));
+                result_free(&r);
+
+                run_b(backends[i], allow, NULL, &r);
+                if (r.status != 0)
+                        fail_msg("[%s] connect failed under --network allow: %d %s",
+                                 bname(backends[i]), r.status, r.err);
+                assert_true(accepted_within(lfd, 5000));
+                result_free(&r);
+                close(lfd);
+        }
+}
+
+/* The sandboxed side of the network test (without sbx-probe). */
+static int connect_mode(const char *port)
+{
+        struct sockaddr_in a;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        /* A refused socket() is as good a denial as a refused connect(). */
+        if (fd < 0)
+                return 1;
+        memset(&a, 0, sizeof(a));
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons((uint16_t) atoi(port));
+        if (connect(fd, (struct sockaddr *) &a, sizeof(a)) < 0)
+                return 1;
+        close(fd);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_cli__explain_names_backend_and_guarantees),
+                cmocka_unit_test(test_cli__write_outside_workspace_fails),
+                cmocka_unit_test(test_cli__write_inside_needs_workspace_write),
+                cmocka_unit_test(test_cli__allow_write_adds_a_root),
+                cmocka_unit_test(test_cli__exit_status_propagates),
+                cmocka_unit_test(test_cli__signal_death_is_128_plus_signal),
+                cmocka_unit_test(test_cli__runner_failure_is_125_one_line),
+                cmocka_unit_test(test_cli__json_error_object),
+                cmocka_unit_test(test_cli__network_deny_and_allow),
+                cmocka_unit_test(test_cli__confined_argv_runs_confined),
+        };
+
+        if (argc == 4 && strcmp(argv[1], "--connect") == 0)
+                return connect_mode(argv[3]);
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

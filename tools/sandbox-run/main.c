@@ -1,0 +1,986 @@
+/*
+ * sandbox-run - run one command confined by libsandbox, and the stage-2
+ * runner that sbx_confine() wraps commands with.
+ *
+ *   sandbox-run [--mode read-only|workspace-write|danger-full-access]
+ *               [--workspace DIR] [--network deny|allow]
+ *               [--allow-read PATH]... [--allow-write PATH]...
+ *               [--backend auto|native|landlock|bwrap]
+ *               [--memory BYTES] [--pids N] [--explain] [--json]
+ *               -- CMD [ARGS...]
+ *
+ * Uses only the public header.  Exit status: the command's (128 + signal
+ * when it was killed), 125 for sandbox-run's own failures, 126 / 127 when
+ * the command cannot be executed / is not found.  See sandbox-run.1.
+ *
+ * The JSON of --json is written by hand (the tool links only libsandbox):
+ * strings are escaped per RFC 8259, and bytes that are not valid UTF-8
+ * become U+FFFD so the output is always valid JSON.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sandbox.h>
+
+#define EXIT_FAIL    SBX_EXIT_RUNNER_FAILURE   /* 125 */
+#define EXIT_NOEXEC  126
+#define EXIT_NOTFOUND 127
+#define TAIL_MAX     (64 * 1024)               /* stderr kept for the denial check */
+#define MAX_EXTRA    256
+
+struct extra_root {
+        char *path;             /* canonical, sbx_free */
+        int   write;
+};
+
+struct opts {
+        int32_t mode;
+        const char *workspace_arg;
+        int32_t network;        /* -1 = not given */
+        int32_t backend;        /* -1 = not given */
+        struct extra_root extra[MAX_EXTRA];
+        size_t n_extra;
+        uint64_t memory;
+        uint64_t pids;
+        int explain;
+        int json;
+        char **command;
+};
+
+static int json_mode;
+
+/* Everything main() allocates, released at exit() on every path (also the
+ * error paths), so leak checkers see a clean process. */
+static struct {
+        struct opts        *opts;
+        char               *ws;
+        sbx_profile        *profile;
+        sbx_plan           *plan;
+        char               *plan_text;
+        sbx_confined_argv  *confined;
+        sbx_child          *child;
+} g;
+
+static void release_all(void)
+{
+        size_t i;
+
+        sbx_child_free(g.child);
+        sbx_confined_argv_free(g.confined);
+        sbx_free(g.plan_text);
+        sbx_plan_free(g.plan);
+        sbx_profile_free(g.profile);
+        sbx_free(g.ws);
+        if (g.opts != NULL)
+                for (i = 0; i < g.opts->n_extra; i++)
+                        sbx_free(g.opts->extra[i].path);
+        memset(&g, 0, sizeof(g));
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+        size_t len, i;
+        uint32_t cp;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+                len = 2;
+                cp = s[0] & 0x1F;
+        } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+                len = 3;
+                cp = s[0] & 0x0F;
+        } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+                len = 4;
+                cp = s[0] & 0x07;
+        } else {
+                return 0;
+        }
+        if (n < len)
+                return 0;
+        for (i = 1; i < len; i++) {
+                if ((s[i] & 0xC0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+                return 0;
+        return len;
+}
+
+static void json_str(FILE *f, const char *str)
+{
+        const unsigned char *s = (const unsigned char *) str;
+        size_t n = strlen(str), i = 0;
+
+        fputc('"', f);
+        while (i < n) {
+                unsigned char c = s[i];
+                size_t l;
+
+                switch (c) {
+                case '"':
+                        fputs("\\\"", f);
+                        i++;
+                        continue;
+                case '\\':
+                        fputs("\\\\", f);
+                        i++;
+                        continue;
+                case '\n':
+                        fputs("\\n", f);
+                        i++;
+                        continue;
+                case '\r':
+                        fputs("\\r", f);
+                        i++;
+                        continue;
+                case '\t':
+                        fputs("\\t", f);
+                        i++;
+                        continue;
+                default:
+                        break;
+                }
+                if (c < 0x20 || c == 0x7F) {
+                        fprintf(f, "\\u%04x", c);
+                        i++;
+                        continue;
+                }
+                l = utf8_len(s + i, n - i);
+                if (l == 0) {
+                        fputs("\\ufffd", f);
+                        i++;
+                        continue;
+                }
+                fwrite(s + i, 1, l, f);
+                i += l;
+        }
+        fputc('"', f);
+}
+
+/* -------------------------------------------------------------- messages */
+
+/* sandbox-run's own one-line message on stderr (JSON with --json). */
+static void say(int32_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int32_t code, const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+        char *nl;
+
+        va_start(ap, fmt);
+        (void) vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        while ((nl = strchr(msg, '\n')) != NULL)
+                *nl = ' ';
+        if (json_mode) {
+                fputs("{\"error\":{\"code\":", stderr);
+                json_str(stderr, sbx_code_name(code));
+                fputs(",\"message\":", stderr);
+                json_str(stderr, msg);
+                fputs("}}\n", stderr);
+        } else {
+                fprintf(stderr, "sandbox-run: %s\n", msg);
+        }
+        fflush(stderr);
+}
+
+static void die(int status, int32_t code, const char *msg) __attribute__((noreturn));
+static void die(int status, int32_t code, const char *msg)
+{
+        say(code, "%s", msg);
+        exit(status);
+}
+
+static void die_err(const sbx_error *e) __attribute__((noreturn));
+static void die_err(const sbx_error *e)
+{
+        die(EXIT_FAIL, e->code, e->message[0] != '\0' ? e->message : sbx_strerror(e->code));
+}
+
+static void usage(FILE *f)
+{
+        fputs("usage: sandbox-run [--mode read-only|workspace-write|danger-full-access]\n"
+              "                   [--workspace DIR] [--network deny|allow]\n"
+              "                   [--allow-read PATH]... [--allow-write PATH]...\n"
+              "                   [--backend auto|native|landlock|bwrap]\n"
+              "                   [--memory BYTES] [--pids N] [--explain] [--json]\n"
+              "                   -- CMD [ARGS...]\n", f);
+}
+
+/* --------------------------------------------------------------- options */
+
+static int parse_size(const char *s, uint64_t *out, int suffixes)
+{
+        uint64_t v = 0, mul = 1;
+        const char *p = s;
+
+        if (*p < '0' || *p > '9')
+                return -1;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                if (v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
+                        return -1;
+                v = v * 10 + (uint64_t) (*p - '0');
+        }
+        if (*p != '\0') {
+                if (!suffixes || p[1] != '\0')
+                        return -1;
+                switch (*p) {
+                case 'k': case 'K': mul = 1ull << 10; break;
+                case 'm': case 'M': mul = 1ull << 20; break;
+                case 'g': case 'G': mul = 1ull << 30; break;
+                case 't': case 'T': mul = 1ull << 40; break;
+                default: return -1;
+                }
+        }
+        if (v == 0 || v > UINT64_MAX / mul)
+                return -1;
+        *out = v * mul;
+        return 0;
+}
+
+/* An absolute, canonical spelling of a command-line path. */
+static char *canonical_arg(const char *what, const char *arg)
+{
+        char cwd[SBX_PATH_MAX], buf[2 * SBX_PATH_MAX];
+        sbx_error e = { 0, 0, { 0 } };
+        char *out = NULL;
+
+        if (arg[0] == '\0')
+                die(EXIT_FAIL, SBX_E_INVALID, "an empty path is not a path");
+        if (arg[0] != '/') {
+                if (getcwd(cwd, sizeof(cwd)) == NULL)
+                        die(EXIT_FAIL, SBX_E_IO, "cannot determine the current directory");
+                if ((size_t) snprintf(buf, sizeof(buf), "%s/%s", cwd, arg) >= sizeof(buf))
+                        die(EXIT_FAIL, SBX_E_RANGE, "path too long");
+                arg = buf;
+        }
+        if (sbx_path_canonical(arg, &out, &e) != SBX_OK) {
+                say(e.code, "%s %s: %s", what, arg, e.message);
+                exit(EXIT_FAIL);
+        }
+        return out;
+}
+
+static void add_extra(struct opts *o, const char *arg, int write)
+{
+        char *path = canonical_arg(write ? "--allow-write" : "--allow-read", arg);
+        size_t i;
+
+        for (i = 0; i < o->n_extra; i++) {
+                if (strcmp(o->extra[i].path, path) == 0) {
+                        o->extra[i].write |= write;
+                        sbx_free(path);
+                        return;
+                }
+        }
+        if (o->n_extra == MAX_EXTRA)
+                die(EXIT_FAIL, SBX_E_RANGE, "too many --allow-read/--allow-write paths");
+        o->extra[o->n_extra].path = path;
+        o->extra[o->n_extra].write = write;
+        o->n_extra++;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+        int i;
+
+        o->mode = SBX_MODE_READ_ONLY;
+        o->network = -1;
+        o->backend = -1;
+        /* --json changes how errors look, including option errors. */
+        for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--json") == 0)
+                        json_mode = 1;
+        for (i = 1; i < argc; i++) {
+                const char *a = argv[i], *val = NULL, *eq;
+                char name[32];
+                size_t nl;
+
+                if (strcmp(a, "--") == 0) {
+                        i++;
+                        break;
+                }
+                if (a[0] != '-' || strcmp(a, "-") == 0)
+                        break;          /* the command starts here */
+                if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+                        usage(stdout);
+                        exit(0);
+                }
+                if (strcmp(a, "--version") == 0) {
+                        printf("sandbox-run (libsandbox) %s\n", sbx_version_string());
+                        exit(0);
+                }
+                if (strcmp(a, "--explain") == 0) {
+                        o->explain = 1;
+                        continue;
+                }
+                if (strcmp(a, "--json") == 0) {
+                        o->json = 1;
+                        continue;
+                }
+                eq = strchr(a, '=');
+                nl = eq != NULL ? (size_t) (eq - a) : strlen(a);
+                if (nl >= sizeof(name)) {
+                        say(SBX_E_INVALID, "unknown option %.64s", a);
+                        exit(EXIT_FAIL);
+                }
+                memcpy(name, a, nl);
+                name[nl] = '\0';
+                if (eq != NULL) {
+                        val = eq + 1;
+                } else if (i + 1 < argc) {
+                        val = argv[++i];
+                } else {
+                        say(SBX_E_INVALID, "%s needs a value", name);
+                        exit(EXIT_FAIL);
+                }
+                if (strcmp(name, "--mode") == 0) {
+                        if (sbx_mode_parse(val, &o->mode, NULL) != SBX_OK)
+                                goto bad;
+                } else if (strcmp(name, "--workspace") == 0) {
+                        o->workspace_arg = val;
+                } else if (strcmp(name, "--network") == 0) {
+                        if (strcmp(val, "deny") == 0)
+                                o->network = SBX_ACCESS_DENY;
+                        else if (strcmp(val, "allow") == 0)
+                                o->network = SBX_ACCESS_ALLOW;
+                        else
+                                goto bad;
+                } else if (strcmp(name, "--allow-read") == 0) {
+                        add_extra(o, val, 0);
+                } else if (strcmp(name, "--allow-write") == 0) {
+                        add_extra(o, val, 1);
+                } else if (strcmp(name, "--backend") == 0) {
+                        if (sbx_backend_parse(val, &o->backend, NULL) != SBX_OK ||
+                            o->backend == SBX_BACKEND_UNAVAILABLE)
+                                goto bad;
+                } else if (strcmp(name, "--memory") == 0) {
+                        if (parse_size(val, &o->memory, 1) < 0)
+                                goto bad;
+                } else if (strcmp(name, "--pids") == 0) {
+                        if (parse_size(val, &o->pids, 0) < 0)
+                                goto bad;
+                } else {
+                        say(SBX_E_INVALID, "unknown option %.64s (see --help)", name);
+                        exit(EXIT_FAIL);
+                }
+                continue;
+bad:
+                say(SBX_E_INVALID, "bad value \"%.200s\" for %s", val, name);
+                exit(EXIT_FAIL);
+        }
+        if (i >= argc || argv[i][0] == '\0') {
+                if (!o->explain) {
+                        say(SBX_E_INVALID, "no command given (usage: sandbox-run [OPTIONS] -- "
+                            "CMD [ARGS...])");
+                        exit(EXIT_FAIL);
+                }
+                o->command = NULL;
+                return;
+        }
+        o->command = argv + i;
+}
+
+/* ------------------------------------------------------------- profile */
+
+static sbx_profile *build_profile(const struct opts *o, const char *ws)
+{
+        sbx_root_access roots[MAX_EXTRA];
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_profile *base = NULL, *p = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+        size_t i, n = 0;
+
+        if (sbx_profile_from_mode(o->mode, ws, &base, &e) != SBX_OK)
+                die_err(&e);
+        g.profile = base;
+        if (o->mode == SBX_MODE_DANGER_FULL_ACCESS)
+                return base;
+        if (sbx_profile_config_get(base, &cfg, &e) != SBX_OK)
+                die_err(&e);
+        if (o->network >= 0)
+                cfg.network = o->network;
+        for (i = 0; i < o->n_extra; i++) {
+                if (strcmp(o->extra[i].path, ws) == 0) {
+                        /* The workspace itself: already readable. */
+                        if (o->extra[i].write)
+                                cfg.workspace_write = SBX_ACCESS_ALLOW;
+                        continue;
+                }
+                roots[n].path = o->extra[i].path;
+                roots[n].read = SBX_ACCESS_ALLOW;
+                roots[n].write = o->extra[i].write ? SBX_ACCESS_ALLOW : SBX_ACCESS_DENY;
+                n++;
+        }
+        cfg.additional_roots = n > 0 ? roots : NULL;
+        cfg.n_additional_roots = n;
+        if (sbx_profile_new(&cfg, &p, &e) != SBX_OK)
+                die_err(&e);
+        sbx_profile_free(base);
+        g.profile = p;
+        return p;
+}
+
+/* ------------------------------------------------------------- explain */
+
+static const char *enforcement_name(int32_t e)
+{
+        switch (e) {
+        case SBX_ENFORCEMENT_FULL:
+                return "full";
+        case SBX_ENFORCEMENT_PARTIAL:
+                return "partial";
+        default:
+                return "none";
+        }
+}
+
+static void print_guarantees(FILE *f, uint32_t mask)
+{
+        uint32_t bit;
+        int first = 1;
+
+        for (bit = 1; bit != 0 && bit <= SBX_G_ALL; bit <<= 1) {
+                if (!(mask & bit))
+                        continue;
+                if (json_mode) {
+                        fputs(first ? "" : ",", f);
+                        json_str(f, sbx_guarantee_name(bit));
+                } else {
+                        fprintf(f, "%s%s", first ? "" : " ", sbx_guarantee_name(bit));
+                }
+                first = 0;
+        }
+        if (first && !json_mode)
+                fputs("none", f);
+}
+
+/* A shell-readable rendering of one argument. */
+static void print_shell_word(FILE *f, const char *s)
+{
+        const char *p;
+        int plain = s[0] != '\0';
+
+        for (p = s; *p != '\0'; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                      (*p >= '0' && *p <= '9') || strchr("/-_.:=,+@%", *p) != NULL))
+                        plain = 0;
+        if (plain) {
+                fputs(s, f);
+                return;
+        }
+        fputc('\'', f);
+        for (p = s; *p != '\0'; p++) {
+                if (*p == '\'')
+                        fputs("'\\''", f);
+                else
+                        fputc(*p, f);
+        }
+        fputc('\'', f);
+}
+
+struct explain {
+        const struct opts *o;
+        const char *ws;
+        int32_t network;                /* sbx_access */
+        const char *backend;            /* name, or NULL for none */
+        int32_t enforcement;
+        uint32_t required, achieved;
+        const char *const *argv;        /* the confined argv, or NULL */
+        const char *plan_text;
+};
+
+static void print_explain(const struct explain *x)
+{
+        FILE *f = stdout;
+        const char *line, *nl;
+        size_t i;
+
+        if (json_mode) {
+                fputs("{\"mode\":", f);
+                json_str(f, sbx_mode_name(x->o->mode));
+                fputs(",\"workspace\":", f);
+                json_str(f, x->ws);
+                fputs(",\"network\":", f);
+                json_str(f, sbx_access_name(x->network));
+                fputs(",\"backend\":", f);
+                if (x->backend != NULL)
+                        json_str(f, x->backend);
+                else
+                        fputs("null", f);
+                fputs(",\"enforcement\":", f);
+                json_str(f, enforcement_name(x->enforcement));
+                fputs(",\"required\":[", f);
+                print_guarantees(f, x->required);
+                fputs("],\"achieved\":[", f);
+                print_guarantees(f, x->achieved);
+                fputs("],\"argv\":", f);
+                if (x->argv != NULL) {
+                        fputc('[', f);
+                        for (i = 0; x->argv[i] != NULL; i++) {
+                                fputs(i > 0 ? "," : "", f);
+                                json_str(f, x->argv[i]);
+                        }
+                        fputc(']', f);
+                } else {
+                        fputs("null", f);
+                }
+                fputs(",\"plan\":[", f);
+                for (line = x->plan_text, i = 0; line != NULL && *line != '\0'; i++) {
+                        char *copy;
+                        size_t len;
+
+                        nl = strchr(line, '\n');
+                        len = nl != NULL ? (size_t) (nl - line) : strlen(line);
+                        copy = strndup(line, len);
+                        if (copy == NULL)
+                                die(EXIT_FAIL, SBX_E_NOMEM, "no memory");
+                        fputs(i > 0 ? "," : "", f);
+                        json_str(f, copy);
+                        free(copy);
+                        line = nl != NULL ? nl + 1 : NULL;
+                }
+                fputs("]}\n", f);
+                fflush(f);
+                return;
+        }
+        fprintf(f, "mode: %s\n", sbx_mode_name(x->o->mode));
+        fprintf(f, "workspace: %s\n", x->ws);
+        fprintf(f, "network: %s\n", sbx_access_name(x->network));
+        fprintf(f, "backend: %s\n", x->backend != NULL ? x->backend
+                                    : "none (unconfined: the command runs directly)");
+        fprintf(f, "enforcement: %s\n", enforcement_name(x->enforcement));
+        fputs("required: ", f);
+        print_guarantees(f, x->required);
+        fputs("\nachieved: ", f);
+        print_guarantees(f, x->achieved);
+        fputc('\n', f);
+        if (x->argv != NULL) {
+                fputs("argv:", f);
+                for (i = 0; x->argv[i] != NULL; i++) {
+                        fputc(' ', f);
+                        print_shell_word(f, x->argv[i]);
+                }
+                fputc('\n', f);
+        }
+        fputs("plan:\n", f);
+        for (line = x->plan_text; line != NULL && *line != '\0';) {
+                nl = strchr(line, '\n');
+                fprintf(f, "  %.*s\n", (int) (nl != NULL ? nl - line : (long) strlen(line)), line);
+                line = nl != NULL ? nl + 1 : NULL;
+        }
+        fflush(f);
+}
+
+/* ----------------------------------------------------------- running */
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+        pid_t pid = (pid_t) child_pid;
+
+        if (pid > 0)
+                (void) kill(pid, sig);
+}
+
+static void install_forwarding(pid_t pid)
+{
+        static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
+        struct sigaction sa;
+        size_t i;
+
+        child_pid = (sig_atomic_t) pid;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = forward_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+                (void) sigaction(sigs[i], &sa, NULL);
+}
+
+static int exit_status_of(int wstatus)
+{
+        if (WIFEXITED(wstatus))
+                return WEXITSTATUS(wstatus);
+        if (WIFSIGNALED(wstatus))
+                return 128 + WTERMSIG(wstatus);
+        return EXIT_FAIL;
+}
+
+/* The command could not be started: 127 / 126 like a shell, else 125. */
+static void die_spawn(const sbx_error *e, const char *cmd) __attribute__((noreturn));
+static void die_spawn(const sbx_error *e, const char *cmd)
+{
+        if (e->code == SBX_E_NOT_FOUND) {
+                say(e->code, "%.400s: command not found", cmd);
+                exit(EXIT_NOTFOUND);
+        }
+        if (e->code == SBX_E_IO && strstr(e->message, "cannot execute") != NULL &&
+            e->sys_errno != 0) {
+                say(e->code, "%.400s: %s", cmd, strerror(e->sys_errno));
+                exit(e->sys_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+        }
+        die_err(e);
+}
+
+/* Danger: no sandbox, no marker, nothing extra: exec the command. */
+static void run_direct(char **cmd) __attribute__((noreturn));
+static void run_direct(char **cmd)
+{
+        int e;
+
+        execvp(cmd[0], cmd);
+        e = errno;
+        if (e == ENOENT) {
+                say(SBX_E_NOT_FOUND, "%.400s: command not found", cmd[0]);
+                exit(EXIT_NOTFOUND);
+        }
+        say(SBX_E_IO, "%.400s: %s", cmd[0], strerror(e));
+        exit(EXIT_NOEXEC);
+}
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+        while (n > 0) {
+                ssize_t w = write(fd, buf, n);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        return;         /* our stderr is gone; keep draining */
+                buf += w;
+                n -= (size_t) w;
+        }
+}
+
+struct tail {
+        char   buf[TAIL_MAX];
+        size_t len;
+};
+
+static void tail_add(struct tail *t, const char *p, size_t n)
+{
+        if (n >= TAIL_MAX) {
+                memcpy(t->buf, p + n - TAIL_MAX, TAIL_MAX);
+                t->len = TAIL_MAX;
+                return;
+        }
+        if (t->len + n > TAIL_MAX) {
+                size_t drop = t->len + n - TAIL_MAX;
+
+                memmove(t->buf, t->buf + drop, t->len - drop);
+                t->len -= drop;
+        }
+        memcpy(t->buf + t->len, p, n);
+        t->len += n;
+}
+
+/* Forward the child's stderr to ours as it arrives, keeping the tail.
+ * Stops at EOF, or once the child has exited and the pipe is drained (a
+ * background grandchild may hold the pipe open forever). */
+static void pump(int rfd, int out_fd, pid_t pid, struct tail *t)
+{
+        char buf[8192];
+        int exited = 0;
+
+        (void) fcntl(rfd, F_SETFL, fcntl(rfd, F_GETFL) | O_NONBLOCK);
+        for (;;) {
+                struct pollfd pfd = { rfd, POLLIN, 0 };
+                int pr = poll(&pfd, 1, exited ? 0 : 100);
+                ssize_t n;
+
+                if (pr < 0 && errno == EINTR)
+                        continue;
+                if (pr > 0) {
+                        n = read(rfd, buf, sizeof(buf));
+                        if (n > 0) {
+                                write_all(out_fd, buf, (size_t) n);
+                                tail_add(t, buf, (size_t) n);
+                                continue;
+                        }
+                        if (n == 0)
+                                return;
+                        if (errno == EINTR || errno == EAGAIN)
+                                continue;
+                        return;
+                }
+                if (exited)
+                        return;         /* drained after exit */
+                {
+                        siginfo_t si;
+
+                        memset(&si, 0, sizeof(si));
+                        if (waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                            si.si_pid == pid)
+                                exited = 1;
+                }
+        }
+}
+
+/* The command starts in the current directory when that lies inside the
+ * workspace or an --allow-read/--allow-write root (anything else may be
+ * hidden in the sandbox: /tmp, HOME, /run); otherwise in the workspace. */
+static int cwd_visible(const struct opts *o, const char *ws, const char *cwd)
+{
+        char *canon = NULL;
+        size_t i;
+        int ok = 0;
+
+        if (cwd[0] != '/' || sbx_path_canonical(cwd, &canon, NULL) != SBX_OK)
+                return 0;
+        if (strcmp(canon, cwd) == 0) {
+                if (sbx_path_is_within(cwd, &ws, 1))
+                        ok = 1;
+                for (i = 0; i < o->n_extra; i++) {
+                        const char *r = o->extra[i].path;
+
+                        if (sbx_path_is_within(cwd, &r, 1))
+                                ok = 1;
+                }
+        }
+        sbx_free(canon);
+        return ok;
+}
+
+/* The path of this executable, for SBX_RUNNER. */
+static void export_self_as_runner(void)
+{
+        char self[SBX_PATH_MAX];
+        ssize_t n;
+
+        if (getenv("SBX_RUNNER") != NULL)
+                return;
+        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (n <= 0)
+                return;
+        self[n] = '\0';
+        (void) setenv("SBX_RUNNER", self, 0);
+}
+
+/* For the bwrap backend: did bwrap itself fail (setup, exec)? */
+static void check_runner_failure(const sbx_confined_argv *c, int status, const struct tail *t,
+                                 const char *cmd)
+{
+        const sbx_runner_rule *rules;
+        const char *sig = NULL;
+        size_t n, i;
+        int matched = 0;
+
+        if (sbx_confined_argv_backend(c) != SBX_BACKEND_BWRAP)
+                return;
+        rules = sbx_confined_argv_runner_rules(c, &n);
+        for (i = 0; i < n && !matched; i++)
+                if (sbx_runner_rule_matches(&rules[i], status, t->buf, t->len, &matched, &sig,
+                                            NULL) != SBX_OK)
+                        matched = 0;
+        if (!matched)
+                return;
+        if (memmem(t->buf, t->len, "bwrap: execvp ", 14) != NULL) {
+                if (memmem(t->buf, t->len, "No such file or directory", 25) != NULL) {
+                        say(SBX_E_NOT_FOUND, "%.400s: command not found", cmd);
+                        exit(EXIT_NOTFOUND);
+                }
+                say(SBX_E_IO, "%.400s: cannot execute", cmd);
+                exit(EXIT_NOEXEC);
+        }
+        say(SBX_E_SANDBOX_UNAVAILABLE, "the bwrap sandbox failed to start (see its message "
+            "above); the command did not run");
+        exit(EXIT_FAIL);
+}
+
+int main(int argc, char **argv)
+{
+        static struct opts o;   /* static: release_all() reads it after main returns */
+        struct explain x;
+        sbx_error e = { 0, 0, { 0 } };
+        sbx_profile *profile;
+        sbx_plan *plan = NULL;
+        sbx_confined_argv *confined = NULL;
+        sbx_guarantee_report rep = SBX_GUARANTEE_REPORT_INIT;
+        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+        sbx_child *child = NULL;
+        sbx_local_config lc = SBX_LOCAL_CONFIG_INIT;
+        char *ws, *plan_text = NULL, cwd[SBX_PATH_MAX];
+        static struct tail tail;
+        const char *const probe_argv[] = { "true", NULL };
+        const char *const *cmd;
+        int saved_err = -1, pipefd[2] = { -1, -1 }, wstatus = 0, status, piped = 0;
+        sbx_code r;
+        struct stat st;
+
+        /* The stage-2 runner: never returns when argv[1] is --sbx-stage2. */
+        r = sbx_init(argc, argv);
+        if (r != SBX_OK) {
+                say(r, "cannot start sandbox runner: initialisation failed");
+                return EXIT_FAIL;
+        }
+
+        memset(&o, 0, sizeof(o));
+        g.opts = &o;
+        if (atexit(release_all) != 0)
+                die(EXIT_FAIL, SBX_E_INTERNAL, "atexit failed");
+        parse_args(argc, argv, &o);
+        cmd = o.command != NULL ? (const char *const *) o.command : probe_argv;
+
+        if (o.workspace_arg != NULL) {
+                ws = canonical_arg("--workspace", o.workspace_arg);
+        } else {
+                if (getcwd(cwd, sizeof(cwd)) == NULL)
+                        die(EXIT_FAIL, SBX_E_IO, "cannot determine the current directory "
+                            "(use --workspace)");
+                ws = canonical_arg("workspace", cwd);
+        }
+        g.ws = ws;
+        if (stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                say(SBX_E_INVALID, "workspace %s is not a directory", ws);
+                return EXIT_FAIL;
+        }
+
+        if (o.mode == SBX_MODE_DANGER_FULL_ACCESS) {
+                if (o.network == SBX_ACCESS_DENY || o.n_extra > 0 || o.backend >= 0 ||
+                    o.memory > 0 || o.pids > 0)
+                        die(EXIT_FAIL, SBX_E_INVALID,
+                            "danger-full-access runs the command unconfined: --network deny, "
+                            "--allow-read/--allow-write, --backend, --memory and --pids cannot "
+                            "apply");
+                if (!o.explain)
+                        run_direct(o.command);
+        }
+
+        if (o.backend >= 0) {
+                lc.backend = o.backend;
+                if (sbx_local_config_set(&lc, &e) != SBX_OK)
+                        die_err(&e);
+        }
+        profile = build_profile(&o, ws);
+        g.profile = profile;
+        if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
+                die_err(&e);
+        g.plan = plan;
+        if (sbx_plan_guarantees(plan, &rep, &e) != SBX_OK ||
+            sbx_plan_describe(plan, &plan_text, &e) != SBX_OK)
+                die_err(&e);
+        g.plan_text = plan_text;
+
+        memset(&x, 0, sizeof(x));
+        x.o = &o;
+        x.ws = ws;
+        x.network = o.mode == SBX_MODE_DANGER_FULL_ACCESS ? SBX_ACCESS_ALLOW
+                    : o.network >= 0 ? o.network : SBX_ACCESS_DENY;
+        x.required = rep.required;
+        x.plan_text = plan_text;
+        x.enforcement = SBX_ENFORCEMENT_NONE;
+
+        if (o.mode == SBX_MODE_DANGER_FULL_ACCESS) {
+                print_explain(&x);
+                return 0;
+        }
+
+        /* Confine gives the backend, what it enforces, its denial
+         * signatures and runner rules, and fails closed exactly as a host
+         * using sbx_confine would.  The runner for the native backends is
+         * this very program. */
+        export_self_as_runner();
+        r = sbx_confine_profile(cmd, profile, &confined, &e);
+        g.confined = confined;
+        if (o.explain) {
+                if (r == SBX_OK) {
+                        x.backend = sbx_backend_name(sbx_confined_argv_backend(confined));
+                        x.achieved = sbx_confined_argv_guarantees(confined);
+                        x.enforcement = sbx_confined_argv_enforcement(confined);
+                        if (o.command != NULL)
+                                x.argv = sbx_confined_argv_argv(confined, NULL);
+                } else {
+                        int32_t b = -1;
+                        uint32_t ach = 0;
+                        int32_t enf = SBX_ENFORCEMENT_NONE;
+
+                        if (sbx_backend_detect(&b, NULL) == SBX_OK) {
+                                x.backend = sbx_backend_name(b);
+                                if (sbx_backend_guarantees(b, plan, &ach, &enf, NULL) == SBX_OK) {
+                                        x.achieved = ach;
+                                        x.enforcement = enf;
+                                }
+                        } else if (o.backend > 0) {
+                                x.backend = sbx_backend_name(o.backend);
+                        } else {
+                                x.backend = "unavailable";
+                        }
+                }
+                print_explain(&x);
+                if (r != SBX_OK)
+                        die_err(&e);
+                return 0;
+        }
+        if (r != SBX_OK)
+                die_err(&e);
+
+        /* Run it.  The child's stderr is a pipe we forward from, keeping
+         * the last TAIL_MAX bytes for the denial check. */
+        so.memory_max = o.memory;
+        so.pids_max = o.pids;
+        if (getcwd(cwd, sizeof(cwd)) != NULL && cwd_visible(&o, ws, cwd))
+                so.cwd = cwd;
+        saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (saved_err >= 0) {
+                if (pipe2(pipefd, O_CLOEXEC) < 0 || dup2(pipefd[1], STDERR_FILENO) < 0) {
+                        say(SBX_E_IO, "cannot create the stderr pipe: %s", strerror(errno));
+                        return EXIT_FAIL;
+                }
+                close(pipefd[1]);
+                pipefd[1] = -1;
+                piped = 1;
+        }
+        r = sbx_spawn(plan, cmd, &so, &child, &e);
+        if (saved_err >= 0) {
+                (void) dup2(saved_err, STDERR_FILENO);
+                close(saved_err);
+        }
+        if (r != SBX_OK)
+                die_spawn(&e, cmd[0]);
+        g.child = child;
+        install_forwarding((pid_t) sbx_child_pid(child));
+        if (piped) {
+                pump(pipefd[0], STDERR_FILENO, (pid_t) sbx_child_pid(child), &tail);
+                close(pipefd[0]);
+        }
+        if (sbx_child_wait(child, &wstatus, &e) != SBX_OK)
+                die_err(&e);
+        status = exit_status_of(wstatus);
+        if (status != 0 && piped) {
+                const char *const *sigs;
+                size_t n;
+                int denied = 0;
+                char marker[SBX_DENIAL_MARKER_MAX];
+
+                check_runner_failure(confined, status, &tail, cmd[0]);
+                sigs = sbx_confined_argv_denial_signatures(confined, &n);
+                if (sbx_denied_by_sandbox(status, tail.buf, tail.len, sigs, n, &denied, NULL,
+                                          NULL) == SBX_OK && denied &&
+                    sbx_denial_marker(o.mode, marker, sizeof(marker), NULL) == SBX_OK) {
+                        fprintf(stderr, "%s\n", marker);
+                        fflush(stderr);
+                }
+        }
+        return status;          /* release_all() runs at exit */
+}
