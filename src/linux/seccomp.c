@@ -81,6 +81,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -732,7 +733,7 @@ static sbx_code sc_populate(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
         return rc;
 }
 
-sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
+static sbx_code sc_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
 {
         struct sock_filter pro[512];
         struct sc_raws raws;
@@ -767,6 +768,47 @@ sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
         out->filter = prog;
         out->len = len;
         return SBX_OK;
+}
+
+/*
+ * Compiling the filter costs milliseconds (libseccomp's tree building and
+ * BPF generation), while the program depends only on `opts`: each variant
+ * is compiled once per process and copied out.  A copy keeps the
+ * ownership contract simple (the caller frees what it gets).
+ */
+static pthread_mutex_t sc_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbx__bpf sc_cache[SC_OPTS_ALL + 1];
+
+sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
+{
+        struct sbx__bpf built = { NULL, 0 };
+        void *copy;
+        sbx_code rc = SBX_OK;
+
+        if (out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: out is NULL");
+        if ((opts & ~SC_OPTS_ALL) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: unknown option bits 0x%x",
+                                 (unsigned int) (opts & ~SC_OPTS_ALL));
+        (void) pthread_mutex_lock(&sc_cache_lock);
+        if (sc_cache[opts].filter == NULL) {
+                rc = sc_build(opts, &built, err);
+                if (rc == SBX_OK)
+                        sc_cache[opts] = built;
+        }
+        if (rc == SBX_OK) {
+                copy = malloc(sc_cache[opts].len * sizeof(struct sock_filter));
+                if (copy == NULL) {
+                        rc = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: no memory");
+                } else {
+                        memcpy(copy, sc_cache[opts].filter,
+                               sc_cache[opts].len * sizeof(struct sock_filter));
+                        out->filter = copy;
+                        out->len = sc_cache[opts].len;
+                }
+        }
+        (void) pthread_mutex_unlock(&sc_cache_lock);
+        return rc;
 }
 
 void sbx__seccomp_free(struct sbx__bpf *bpf)
