@@ -114,4 +114,14 @@ void sbx__seccomp_free(struct sbx__bpf *bpf);
 /* In the child (no_new_privs must already be set): load it.  0 or -errno. */
 int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
 
+/* --------------------------------------------------------------- spawn.c */
+
+/* Test-only fault injection: make spawn step `step` (1 .. the last step;
+ * 0 = off) fail with EPERM in the next spawns, to prove each step fails
+ * closed.  Process-wide; never set outside tests. */
+void sbx__fault_inject(int step);
+/* The text a failing step is reported with ("mounting the staging tmpfs"),
+ * or NULL past the last step. */
+const char *sbx__step_name(int step);
+
 #endif /* SBX_LINUX_INTERNAL_H */

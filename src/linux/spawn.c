@@ -28,6 +28,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,11 @@ static const char *const step_names[] = {
         [STEP_FORK] = "starting the sandbox process",
 };
 
+const char *sbx__step_name(int step)
+{
+        return step > 0 && step < (int) SBX__ARRAY_SIZE(step_names) ? step_names[step] : NULL;
+}
+
 struct child_report {
         int32_t step;
         int32_t err;
@@ -156,6 +162,7 @@ struct prep {
         struct rlimit  rl_nproc, rl_as;
         int            set_nproc, set_as;
         int            err_w, sync_r;
+        int            fail_step;       /* test-only fault injection (sbx__fault_inject) */
         pid_t          parent_pid;
         uint32_t       achieved;
 };
@@ -335,6 +342,29 @@ static int run_op(const struct mop *op, int ruleset_fd)
         }
 }
 
+/* Test-only fault injection: the step named by sbx__fault_inject() fails
+ * with EPERM as if the kernel had refused it, so tests can prove every step
+ * fails closed.  Read once per spawn in the parent. */
+static atomic_int fault_step;
+
+void sbx__fault_inject(int step)
+{
+        atomic_store(&fault_step, step);
+}
+
+static int fault(const struct prep *p, int step)
+{
+        if (p->fail_step != step)
+                return 0;
+        errno = EPERM;
+        return 1;
+}
+
+static int fault_r(const struct prep *p, int step)
+{
+        return p->fail_step == step ? -EPERM : 0;
+}
+
 static void child_fail(const struct prep *p, int step, int e, int index) SBX__NORETURN;
 static void child_fail(const struct prep *p, int step, int e, int index)
 {
@@ -443,7 +473,7 @@ static void run_init(struct prep *p)
         size_t i;
         int st;
 
-        pid = fork();
+        pid = fault(p, STEP_FORK) ? -1 : fork();
         if (pid < 0)
                 child_fail(p, STEP_FORK, errno, 0);
         if (pid == 0) {
@@ -494,59 +524,70 @@ static void child_main(struct prep *p)
                 if (n != 1)
                         child_fail(p, STEP_SYNC, n < 0 ? errno : EPIPE, 0);
         }
-        if (setsid() < 0)
+        if (fault(p, STEP_SETSID) || setsid() < 0)
                 child_fail(p, STEP_SETSID, errno, 0);
 
         if (p->rung == 1) {
-                if ((r = as_write_file("/proc/self/setgroups", "deny")) < 0 && r != -ENOENT)
+                if ((r = fault_r(p, STEP_SETGROUPS)) < 0 ||
+                    ((r = as_write_file("/proc/self/setgroups", "deny")) < 0 && r != -ENOENT))
                         child_fail(p, STEP_SETGROUPS, r, 0);
-                if ((r = as_write_file("/proc/self/uid_map", p->uid_map)) < 0)
+                if ((r = fault_r(p, STEP_UID_MAP)) < 0 ||
+                    (r = as_write_file("/proc/self/uid_map", p->uid_map)) < 0)
                         child_fail(p, STEP_UID_MAP, r, 0);
-                if ((r = as_write_file("/proc/self/gid_map", p->gid_map)) < 0)
+                if ((r = fault_r(p, STEP_GID_MAP)) < 0 ||
+                    (r = as_write_file("/proc/self/gid_map", p->gid_map)) < 0)
                         child_fail(p, STEP_GID_MAP, r, 0);
-                if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                if (fault(p, STEP_MAKE_PRIVATE) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                         child_fail(p, STEP_MAKE_PRIVATE, errno, 0);
-                if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+                if (fault(p, STEP_BASE_TMPFS) ||
+                    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
                         child_fail(p, STEP_BASE_TMPFS, errno, 0);
                 if (mkdir("/tmp/newroot", 0755) < 0 || mkdir("/tmp/oldroot", 0755) < 0)
                         child_fail(p, STEP_BASE_DIRS, errno, 0);
-                if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") < 0 || chdir("/") < 0)
+                if (fault(p, STEP_PIVOT_BASE) ||
+                    syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") < 0 || chdir("/") < 0)
                         child_fail(p, STEP_PIVOT_BASE, errno, 0);
                 for (i = 0; i < p->n_ops; i++) {
-                        r = run_op(&p->ops[i], p->ruleset_fd);
+                        r = fault_r(p, STEP_MOUNT_OP);
+                        if (r == 0)
+                                r = run_op(&p->ops[i], p->ruleset_fd);
                         if (r < 0 && !(p->ops[i].optional && (r == -ENOENT || r == -ENOTDIR)))
                                 child_fail(p, STEP_MOUNT_OP, r, (int) i);
                 }
-                if (chdir("/newroot") < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+                if (fault(p, STEP_PIVOT_ROOT) || chdir("/newroot") < 0 ||
+                    syscall(SYS_pivot_root, ".", ".") < 0 ||
                     umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
                         child_fail(p, STEP_PIVOT_ROOT, errno, 0);
-                if (p->net_ns && (r = loopback_up()) < 0)
+                if (p->net_ns && ((r = fault_r(p, STEP_LOOPBACK)) < 0 || (r = loopback_up()) < 0))
                         child_fail(p, STEP_LOOPBACK, r, 0);
         } else {
                 for (i = 0; i < p->n_ops; i++) {
-                        r = run_op(&p->ops[i], p->ruleset_fd);
+                        r = fault_r(p, STEP_LANDLOCK_ADD);
+                        if (r == 0)
+                                r = run_op(&p->ops[i], p->ruleset_fd);
                         if (r < 0 && !(p->ops[i].optional && (r == -ENOENT || r == -ENOTDIR)))
                                 child_fail(p, STEP_LANDLOCK_ADD, r, (int) i);
                 }
         }
-        if (chdir(p->cwd) < 0)
+        if (fault(p, STEP_CHDIR) || chdir(p->cwd) < 0)
                 child_fail(p, STEP_CHDIR, errno, 0);
-        if ((r = drop_caps()) < 0)
+        if ((r = fault_r(p, STEP_CAPS)) < 0 || (r = drop_caps()) < 0)
                 child_fail(p, STEP_CAPS, r, 0);
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 child_fail(p, STEP_CAPS, errno, 0);
-        if (p->ruleset_fd >= 0 && (r = sbx__landlock_enforce_child(p->ruleset_fd)) < 0)
+        if ((r = fault_r(p, STEP_LANDLOCK)) < 0 ||
+            (p->ruleset_fd >= 0 && (r = sbx__landlock_enforce_child(p->ruleset_fd)) < 0))
                 child_fail(p, STEP_LANDLOCK, r, 0);
-        if ((r = sbx__seccomp_load_child(&p->bpf)) < 0)
+        if ((r = fault_r(p, STEP_SECCOMP)) < 0 || (r = sbx__seccomp_load_child(&p->bpf)) < 0)
                 child_fail(p, STEP_SECCOMP, r, 0);
         /* Rung 1: we are pid 1 of the new pid namespace, and pid 1 ignores
          * every signal it has no handler for.  Stay as a confined init that
          * forwards signals and reaps, and run the command as pid 2. */
         if (p->rung == 1)
                 run_init(p);
-        if ((r = arrange_fds(p)) < 0)
+        if ((r = fault_r(p, STEP_FDS)) < 0 || (r = arrange_fds(p)) < 0)
                 child_fail(p, STEP_FDS, r, 0);
-        if ((p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
+        if (fault(p, STEP_RLIMIT) || (p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
             (p->set_as && setrlimit(RLIMIT_AS, &p->rl_as) < 0))
                 child_fail(p, STEP_RLIMIT, errno, 0);
         execve(p->exec_path, p->argv, p->envp);
@@ -1137,6 +1178,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         p.ruleset_fd = -EBADF;
         p.err_w = p.sync_r = -EBADF;
         p.parent_pid = getpid();
+        p.fail_step = atomic_load(&fault_step);
         p.argv = (char *const *) argv;
         p.cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
         p.achieved = rung == 1 ? sbx__native_guarantees(plan) : sbx__landlock_guarantees(plan);
