@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -508,6 +509,22 @@ static void child_main(struct prep *p)
         int r;
         char c;
 
+        /* Default dispositions, nothing blocked: the command starts clean
+         * (signals stay blocked in here until the parent's mask is copied
+         * back below, so no host handler can run in the child). */
+        {
+                struct sigaction dfl;
+                sigset_t none;
+                int sig;
+
+                memset(&dfl, 0, sizeof(dfl));
+                dfl.sa_handler = SIG_DFL;
+                for (sig = 1; sig < NSIG; sig++)
+                        if (sig != SIGKILL && sig != SIGSTOP)
+                                (void) sigaction(sig, &dfl, NULL);
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        }
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 child_fail(p, STEP_PDEATHSIG, errno, 0);
         /* Rung 2: the parent may already be gone.  Rung 1 is pid 1 of its
@@ -592,6 +609,42 @@ static void child_main(struct prep *p)
                 child_fail(p, STEP_RLIMIT, errno, 0);
         execve(p->exec_path, p->argv, p->envp);
         child_fail(p, STEP_EXEC, errno, 0);
+}
+
+/* The vfork-style child works on its own copy of the preparation: it
+ * shares the parent's memory until execve, and must not change the
+ * parent's copy (fd numbers it moves exist only in its own fd table). */
+struct vfork_arg {
+        const struct prep *p;
+        int err_r;
+};
+
+static int vfork_main(void *arg)
+{
+        const struct vfork_arg *a = arg;
+        struct prep local = *a->p;
+
+        close(a->err_r);
+        child_main(&local);
+}
+
+static pid_t vfork_child(const struct prep *p, int err_r)
+{
+        const size_t stack_len = 256 * 1024;
+        struct vfork_arg a = { p, err_r };
+        void *stack;
+        pid_t pid;
+        int e;
+
+        stack = mmap(NULL, stack_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (stack == MAP_FAILED)
+                return -1;
+        pid = clone(vfork_main, (char *) stack + stack_len, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+        e = errno;
+        (void) munmap(stack, stack_len);
+        errno = e;
+        return pid;
 }
 
 /* ------------------------------------------------------ parent helpers */
@@ -1171,6 +1224,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         pid_t pid;
         sbx_code r;
         uint32_t ll_opts = 0, sc_opts = 0;
+        sigset_t all, oldmask;
         int sig;
 
         memset(&p, 0, sizeof(p));
@@ -1280,37 +1334,47 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         }
 
         child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
-        if (child == NULL || pipe2(errp, O_CLOEXEC) < 0 || pipe2(syncp, O_CLOEXEC) < 0) {
+        if (child == NULL || pipe2(errp, O_CLOEXEC) < 0 ||
+            (rung == 1 && pipe2(syncp, O_CLOEXEC) < 0)) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create pipes", fn);
                 goto fail;
         }
         p.err_w = errp[1];
         p.sync_r = syncp[0];
 
+        /* No host signal handler may run in the child before exec. */
+        sigfillset(&all);
+        (void) pthread_sigmask(SIG_BLOCK, &all, &oldmask);
         if (rung == 1) {
                 int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
                             CLONE_NEWUTS | CLONE_NEWCGROUP | SIGCHLD;
 
                 if (p.net_ns)
                         flags |= CLONE_NEWNET;
+                /* A real copy of the address space: the child stays on as
+                 * the namespace's init after the command starts. */
                 pid = (pid_t) syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+                if (pid == 0) {
+                        close(errp[0]);
+                        close(syncp[1]);
+                        child_main(&p);
+                }
         } else {
-                pid = fork();
+                /* vfork-style: no page tables copied, the parent waits
+                 * until the child has exec'd (or died). */
+                pid = vfork_child(&p, errp[0]);
         }
+        (void) pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
         if (pid < 0) {
                 r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, errno,
                               "%s: %s sandbox setup failed while creating the %s: %s", fn, backend,
                               rung == 1 ? "namespaces (clone)" : "process (fork)", strerror(errno));
                 goto fail;
         }
-        if (pid == 0) {
-                close(errp[0]);
-                close(syncp[1]);
-                child_main(&p);
-        }
         close(errp[1]);
         errp[1] = -EBADF;
-        close(syncp[0]);
+        if (syncp[0] >= 0)
+                close(syncp[0]);
         syncp[0] = -EBADF;
         child->pid = pid;
         child->required = plan->required;
@@ -1319,10 +1383,12 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         scratch = NULL;
 
         /* Let the child go, then learn whether execve succeeded. */
-        sig = 1;
-        n = write(syncp[1], &sig, 1);
-        close(syncp[1]);
-        syncp[1] = -EBADF;
+        if (syncp[1] >= 0) {
+                sig = 1;
+                n = write(syncp[1], &sig, 1);
+                close(syncp[1]);
+                syncp[1] = -EBADF;
+        }
         do
                 n = read(errp[0], &rep, sizeof(rep));
         while (n < 0 && errno == EINTR);
