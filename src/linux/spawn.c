@@ -164,6 +164,7 @@ struct prep {
         int            set_nproc, set_as;
         int            err_w, sync_r;
         int            fail_step;       /* test-only fault injection (sbx__fault_inject) */
+        const struct sbx_plan *plan;    /* parent only: the plan being prepared */
         pid_t          parent_pid;
         uint32_t       achieved;
 };
@@ -202,6 +203,16 @@ static const char *nr(struct prep *p, const char *path)
 static const char *orr(struct prep *p, const char *path)
 {
         return prep_str(p, "/oldroot", strcmp(path, "/") == 0 ? NULL : path);
+}
+
+/* 1 if path lies strictly below directory dir (component-aware). */
+static int under(const char *path, const char *dir)
+{
+        size_t n = strlen(dir);
+
+        if (n == 1 && dir[0] == '/')
+                return path[0] == '/' && path[1] != '\0';
+        return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
 static int add_op(struct prep *p, int kind, const char *src, const char *dst, const char *data,
@@ -757,6 +768,23 @@ static int emit_mountpoint(struct prep *p, const char *path, const struct stat *
         return 0;
 }
 
+/* The writable rule a protected path belongs to (the deepest containing
+ * rule with WRITE), or NULL. */
+static const char *protected_root(const struct sbx_plan *plan, const char *path)
+{
+        const char *best = NULL;
+        size_t i;
+
+        for (i = 0; i < plan->n_rules; i++) {
+                const struct sbx_plan_fs_rule *r = &plan->rules[i];
+
+                if ((r->access & SBX__FS_WRITE) && r->scope == SBX__FS_TREE &&
+                    under(path, r->path) && (best == NULL || strlen(r->path) > strlen(best)))
+                        best = r->path;
+        }
+        return best;
+}
+
 /* The mount operations for one plan rule (not host, /dev or /proc). */
 static int emit_rule(struct prep *p, const struct sbx_plan_fs_rule *rule, int host_read)
 {
@@ -796,7 +824,24 @@ static int emit_rule(struct prep *p, const struct sbx_plan_fs_rule *rule, int ho
                 return 0;
         }
         if (rule->origin == SBX__ORIGIN_PROTECTED) {
-                /* The host object, read-only, over whatever the root showed. */
+                /* Pin every directory between the writable root and the
+                 * protected path as a (writable) mountpoint: a mountpoint
+                 * cannot be renamed or removed, so `mv .git .git-old` and a
+                 * fresh .git with planted hooks are refused (EBUSY).  Then
+                 * the host object itself, read-only. */
+                char anc[SBX_PATH_MAX];
+                const char *root = protected_root(p->plan, path);
+                size_t i;
+
+                if (root != NULL && strlen(path) < sizeof(anc)) {
+                        for (i = strlen(root) + 1; path[i] != '\0'; i++) {
+                                if (path[i] != '/')
+                                        continue;
+                                memcpy(anc, path, i);
+                                anc[i] = '\0';
+                                OP(OP_BIND, nr(p, anc), nr(p, anc), NULL, 0, 0, 1);
+                        }
+                }
                 OP(OP_BIND, orr(p, path), nr(p, path), NULL, 0, 0, 0);
                 OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, ro, 0);
                 return 0;
@@ -806,13 +851,6 @@ static int emit_rule(struct prep *p, const struct sbx_plan_fs_rule *rule, int ho
         OP(OP_BIND, orr(p, path), nr(p, path), NULL, 0, 0, 0);
         OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, (rule->access & SBX__FS_WRITE) ? rw : ro, 0);
         return 0;
-}
-
-static int under(const char *path, const char *dir)
-{
-        size_t n = strlen(dir);
-
-        return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -1233,6 +1271,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         p.err_w = p.sync_r = -EBADF;
         p.parent_pid = getpid();
         p.fail_step = atomic_load(&fault_step);
+        p.plan = plan;
         p.argv = (char *const *) argv;
         p.cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
         p.achieved = rung == 1 ? sbx__native_guarantees(plan) : sbx__landlock_guarantees(plan);
