@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "linux/linux_internal.h"
 
 sbx_child *sbx__child_new(int32_t backend)
 {
@@ -93,7 +94,7 @@ static void child_cleanup(sbx_child *c)
         }
         for (i = 0; i < SBX__ARRAY_SIZE(c->cgroup); i++) {
                 if (c->cgroup[i] != NULL) {
-                        (void) rmdir(c->cgroup[i]);
+                        sbx__cgroup_destroy(c->cgroup[i]);
                         free(c->cgroup[i]);
                         c->cgroup[i] = NULL;
                 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "internal.h"
 #include "compile/plan_internal.h"
@@ -113,6 +114,18 @@ sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
 void sbx__seccomp_free(struct sbx__bpf *bpf);
 /* In the child (no_new_privs must already be set): load it.  0 or -errno. */
 int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
+
+/* -------------------------------------------------------------- cgroup.c */
+
+/* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
+ * limit (dirs_out[1]); a 0 limit is not set.  v2 where usable, else v1.
+ * 0, or -ENOENT when no writable cgroup can carry a requested limit (then
+ * nothing is left behind). */
+int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, char **dirs_out);
+/* Move pid into every prepared cgroup.  0 or -errno. */
+int sbx__cgroup_attach(char *const *dirs, pid_t pid);
+/* Kill what is left inside and remove the cgroup (bounded retries). */
+void sbx__cgroup_destroy(const char *dir);
 
 /* --------------------------------------------------------------- spawn.c */
 

@@ -972,6 +972,7 @@ struct llvec {
         struct sbx__ll_rule *v;
         char  **own;
         size_t  n, cap;
+        size_t  nmerged;        /* rules after ll_merge (own[] keeps n strings) */
 };
 
 static int ll_push(struct llvec *lv, const char *path, uint32_t access, int tree)
@@ -1006,6 +1007,31 @@ static void ll_free(struct llvec *lv)
                 free(lv->own[i]);
         free(lv->own);
         free(lv->v);
+}
+
+static int ll_cmp(const void *a, const void *b)
+{
+        return strcmp(((const struct sbx__ll_rule *) a)->path, ((const struct sbx__ll_rule *) b)->path);
+}
+
+/* Landlock rights add up along a path, so two rules for one path are their
+ * union: merge them (an expanded directory entry may also have a rule). */
+static void ll_merge(struct llvec *lv)
+{
+        size_t i, o = 0;
+
+        /* own[] and v[] are parallel only until here; v[].path points into
+         * own[] and is what the prepare step reads. */
+        qsort(lv->v, lv->n, sizeof(*lv->v), ll_cmp);
+        for (i = 0; i < lv->n; i++) {
+                if (o > 0 && strcmp(lv->v[o - 1].path, lv->v[i].path) == 0) {
+                        lv->v[o - 1].access |= lv->v[i].access;
+                        lv->v[o - 1].tree |= lv->v[i].tree;
+                        continue;
+                }
+                lv->v[o++] = lv->v[i];
+        }
+        lv->nmerged = o;
 }
 
 struct narrow {
@@ -1048,7 +1074,7 @@ static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
                         break;
                 }
                 for (k = 0; k < nn; k++) {
-                        if ((nw[k].access & access) == access)
+                        if ((access & ~nw[k].access & (SBX__FS_READ | SBX__FS_WRITE)) == 0)
                                 continue;       /* not narrower: its own rule adds */
                         if (strcmp(nw[k].path, full) == 0)
                                 skip = 1;
@@ -1074,7 +1100,7 @@ static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
 static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, const char *scratch,
                                const char *home, uint32_t opts, sbx_error *err)
 {
-        struct llvec lv = { NULL, NULL, 0, 0 };
+        struct llvec lv = { NULL, NULL, 0, 0, 0 };
         struct narrow *nw = NULL;
         size_t i, k, nn = 0;
         uint32_t missing = 0;
@@ -1125,7 +1151,8 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
                 if (p->rung == 2 && rule->scope == SBX__FS_TREE)
                         for (k = 0; k < nn; k++)
                                 if (under(nw[k].path, rule->path) &&
-                                    (nw[k].access & rule->access) != rule->access)
+                                    (rule->access & ~nw[k].access &
+                                     (SBX__FS_READ | SBX__FS_WRITE)) != 0)
                                         expand = 1;
                 if (expand)
                         e = expand_tree(&lv, rule->path, rule->access, nw, nn, 0);
@@ -1146,7 +1173,8 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
                               "sbx_spawn: cannot prepare the Landlock rules");
                 goto out;
         }
-        r = sbx__landlock_prepare(lv.v, lv.n, opts | SBX__LL_SKIP_MISSING, &p->ruleset_fd,
+        ll_merge(&lv);
+        r = sbx__landlock_prepare(lv.v, lv.nmerged, opts | SBX__LL_SKIP_MISSING, &p->ruleset_fd,
                                   &missing, err);
         if (r == SBX_OK)
                 p->achieved &= ~missing;
@@ -1263,7 +1291,8 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         sbx_code r;
         uint32_t ll_opts = 0, sc_opts = 0;
         sigset_t all, oldmask;
-        int sig;
+        char *cgdirs[2] = { NULL, NULL };
+        int sig, use_sync;
 
         memset(&p, 0, sizeof(p));
         p.rung = rung;
@@ -1306,17 +1335,25 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
 
-        /* Resource limits. */
-        if (opts->pids_max > 0) {
-                if (rung == 2 && geteuid() == 0) {
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
-                                      "%s: a pids limit for root needs a user namespace (rung 1) "
-                                      "or a delegated cgroup; refusing to run unlimited", fn);
-                        goto fail;
+        /* Resource limits: a cgroup where one is writable (v2, else v1);
+         * otherwise RLIMIT_NPROC, which the kernel enforces per user and
+         * not at all for root -- so root without a cgroup fails closed. */
+        if (opts->pids_max > 0 || opts->memory_max > 0) {
+                if (sbx__cgroup_prepare(opts->pids_max, opts->memory_max, cgdirs) < 0) {
+                        if (opts->pids_max > 0 && geteuid() == 0) {
+                                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                              "%s: a pids limit for root needs a writable cgroup "
+                                              "(v2 with the pids controller, or v1); none was "
+                                              "found, refusing to run unlimited", fn);
+                                goto fail;
+                        }
+                        cgdirs[0] = cgdirs[1] = NULL;
                 }
+        }
+        if (opts->pids_max > 0 && cgdirs[0] == NULL) {
                 p.set_nproc = 1;
-                /* Rung 1's init is one process of the same user: the
-                 * command itself may have pids_max. */
+                /* Counted per user across the host (the kernel's rule):
+                 * conservative, never looser than asked. */
                 p.rl_nproc.rlim_cur = p.rl_nproc.rlim_max =
                         (rlim_t) opts->pids_max + (rung == 1 ? 1 : 0);
         }
@@ -1372,9 +1409,12 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
 
+        /* The child waits for a byte from us when it must be moved into
+         * its cgroups first (and always on rung 1, whose init outlives exec). */
+        use_sync = rung == 1 || cgdirs[0] != NULL || cgdirs[1] != NULL;
         child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
         if (child == NULL || pipe2(errp, O_CLOEXEC) < 0 ||
-            (rung == 1 && pipe2(syncp, O_CLOEXEC) < 0)) {
+            (use_sync && pipe2(syncp, O_CLOEXEC) < 0)) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create pipes", fn);
                 goto fail;
         }
@@ -1393,6 +1433,13 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 /* A real copy of the address space: the child stays on as
                  * the namespace's init after the command starts. */
                 pid = (pid_t) syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+                if (pid == 0) {
+                        close(errp[0]);
+                        close(syncp[1]);
+                        child_main(&p);
+                }
+        } else if (use_sync) {
+                pid = fork();
                 if (pid == 0) {
                         close(errp[0]);
                         close(syncp[1]);
@@ -1420,6 +1467,15 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         child->achieved = p.achieved;
         child->scratch = scratch;
         scratch = NULL;
+        child->cgroup[0] = cgdirs[0];
+        child->cgroup[1] = cgdirs[1];
+        cgdirs[0] = cgdirs[1] = NULL;
+        if (sbx__cgroup_attach(child->cgroup, pid) < 0) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, errno,
+                              "%s: cannot move the sandbox into its cgroup; the command was not run",
+                              fn);
+                goto fail;      /* the child is still waiting: sbx_child_free kills it */
+        }
 
         /* Let the child go, then learn whether execve succeeded. */
         if (syncp[1] >= 0) {
@@ -1445,6 +1501,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         *out = child;
         return SBX_OK;
 fail:
+        sbx__cgroup_destroy(cgdirs[0]);
+        sbx__cgroup_destroy(cgdirs[1]);
+        free(cgdirs[0]);
+        free(cgdirs[1]);
         if (errp[0] >= 0)
                 close(errp[0]);
         if (errp[1] >= 0)
