@@ -181,7 +181,10 @@ static int limit_one(const char *controller, const char *file_v2, const char *fi
         char *dir = NULL;
         int v2, r;
 
-        snprintf(num, sizeof(num), "%llu", (unsigned long long) value);
+        if (value == 0)
+                snprintf(num, sizeof(num), "max");
+        else
+                snprintf(num, sizeof(num), "%llu", (unsigned long long) value);
         for (v2 = 1; v2 >= 0; v2--) {
                 if (find_mount(v2, controller, mnt, sizeof(mnt)) < 0 ||
                     own_path(v2, controller, own, sizeof(own)) < 0)
@@ -219,13 +222,17 @@ static int limit_one(const char *controller, const char *file_v2, const char *fi
         return -ENOENT;
 }
 
-int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, char **dirs_out)
+int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, int track, char **dirs_out)
 {
         int v2 = 0, r;
 
         dirs_out[0] = dirs_out[1] = NULL;
-        if (pids_max > 0) {
-                r = limit_one("pids", "pids.max", "pids.max", pids_max, &dirs_out[0], &v2);
+        if (pids_max > 0 || track) {
+                /* Tracking only: a pids cgroup without a limit ("max" is
+                 * what a fresh cgroup holds), so every descendant can be
+                 * found and killed when the command is done. */
+                r = pids_max > 0 ? limit_one("pids", "pids.max", "pids.max", pids_max, &dirs_out[0], &v2)
+                                 : limit_one("pids", "pids.max", "pids.max", 0, &dirs_out[0], &v2);
                 if (r < 0)
                         return r;
         }

@@ -118,10 +118,11 @@ int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
 /* -------------------------------------------------------------- cgroup.c */
 
 /* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
- * limit (dirs_out[1]); a 0 limit is not set.  v2 where usable, else v1.
- * 0, or -ENOENT when no writable cgroup can carry a requested limit (then
- * nothing is left behind). */
-int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, char **dirs_out);
+ * limit (dirs_out[1]); a 0 limit is not set.  With track, a pids cgroup is
+ * made even without a limit, to find every descendant at the end.  v2 where
+ * usable, else v1.  0, or -ENOENT when no writable cgroup can carry what
+ * was asked (then nothing is left behind). */
+int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, int track, char **dirs_out);
 /* Move pid into every prepared cgroup.  0 or -errno. */
 int sbx__cgroup_attach(char *const *dirs, pid_t pid);
 /* Kill what is left inside and remove the cgroup (bounded retries). */

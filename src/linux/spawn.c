@@ -622,6 +622,20 @@ static void child_main(struct prep *p)
         child_fail(p, STEP_EXEC, errno, 0);
 }
 
+/* AddressSanitizer cannot follow a CLONE_VM child onto its own stack
+ * (it poisons and unpoisons the shared shadow); sanitizer builds use the
+ * plain fork path instead. */
+#if defined(__SANITIZE_ADDRESS__)
+#  define SBX__NO_VFORK 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define SBX__NO_VFORK 1
+#  endif
+#endif
+#ifndef SBX__NO_VFORK
+#  define SBX__NO_VFORK 0
+#endif
+
 /* The vfork-style child works on its own copy of the preparation: it
  * shares the parent's memory until execve, and must not change the
  * parent's copy (fd numbers it moves exist only in its own fd table). */
@@ -1339,7 +1353,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
          * otherwise RLIMIT_NPROC, which the kernel enforces per user and
          * not at all for root -- so root without a cgroup fails closed. */
         if (opts->pids_max > 0 || opts->memory_max > 0) {
-                if (sbx__cgroup_prepare(opts->pids_max, opts->memory_max, cgdirs) < 0) {
+                if (sbx__cgroup_prepare(opts->pids_max, opts->memory_max, 0, cgdirs) < 0) {
                         if (opts->pids_max > 0 && geteuid() == 0) {
                                 r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
                                               "%s: a pids limit for root needs a writable cgroup "
@@ -1350,6 +1364,14 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         cgdirs[0] = cgdirs[1] = NULL;
                 }
         }
+        /* Rung 2 has no pid namespace whose end takes every descendant
+         * along: where a cgroup can be made, track the command in one and
+         * kill what is left when it is reaped.  (Unprivileged without a
+         * delegated cgroup, a descendant that leaves the process group
+         * outlives the command, still confined: docs/backends.md.) */
+        if (rung == 2 && cgdirs[0] == NULL && cgdirs[1] == NULL &&
+            sbx__cgroup_prepare(0, 0, 1, cgdirs) < 0)
+                cgdirs[0] = cgdirs[1] = NULL;
         if (opts->pids_max > 0 && cgdirs[0] == NULL) {
                 p.set_nproc = 1;
                 /* Counted per user across the host (the kernel's rule):
@@ -1411,7 +1433,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
 
         /* The child waits for a byte from us when it must be moved into
          * its cgroups first (and always on rung 1, whose init outlives exec). */
-        use_sync = rung == 1 || cgdirs[0] != NULL || cgdirs[1] != NULL;
+        use_sync = rung == 1 || cgdirs[0] != NULL || cgdirs[1] != NULL || SBX__NO_VFORK;
         child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
         if (child == NULL || pipe2(errp, O_CLOEXEC) < 0 ||
             (use_sync && pipe2(syncp, O_CLOEXEC) < 0)) {
