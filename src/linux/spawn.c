@@ -1108,6 +1108,43 @@ static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
         return r;
 }
 
+/*
+ * A protected path can only be protected once it exists.  When its parent
+ * exists (a .git directory without hooks/ or config), create it empty --
+ * what `git init` would have created -- so the command cannot plant it.
+ * Best effort: a failure leaves the documented gap, never a wider sandbox.
+ */
+static void materialize_protected(const struct sbx_plan *plan)
+{
+        char parent[SBX_PATH_MAX];
+        struct stat st;
+        size_t i;
+
+        for (i = 0; i < plan->n_rules; i++) {
+                const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+                char *slash;
+                int fd;
+
+                if (rule->origin != SBX__ORIGIN_PROTECTED || lstat(rule->path, &st) == 0 ||
+                    errno != ENOENT || strlen(rule->path) >= sizeof(parent))
+                        continue;
+                strcpy(parent, rule->path);
+                slash = strrchr(parent, '/');
+                if (slash == NULL || slash == parent)
+                        continue;
+                *slash = '\0';
+                if (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                if (rule->scope == SBX__FS_TREE) {
+                        (void) mkdir(rule->path, 0755);
+                } else {
+                        fd = open(rule->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                        if (fd >= 0)
+                                close(fd);
+                }
+        }
+}
+
 /* Landlock rules: rung 1 uses the plan coarsely (its mounts do the
  * narrowing); rung 2 expands every tree rule that has an existing narrower
  * path below it (carve-outs, protected paths, the hidden HOME). */
@@ -1404,6 +1441,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
         if (r != SBX_OK)
                 goto fail;
+        materialize_protected(plan);
         if (rung == 1) {
                 snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
                          (unsigned) geteuid());
