@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/capability.h>
 
 #include "backend.h"
 #include "linux/linux_internal.h"
@@ -165,6 +166,7 @@ struct prep {
         int            err_w, sync_r;
         int            fail_step;       /* test-only fault injection (sbx__fault_inject) */
         const struct sbx_plan *plan;    /* parent only: the plan being prepared */
+        int            cap_last;        /* highest capability the kernel knows (libcap) */
         pid_t          parent_pid;
         uint32_t       achieved;
 };
@@ -386,7 +388,7 @@ static void child_fail(const struct prep *p, int step, int e, int index)
         _exit(127);
 }
 
-static int drop_caps(void)
+static int drop_caps(int cap_last)
 {
         struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
         struct __user_cap_data_struct data[2];
@@ -394,7 +396,7 @@ static int drop_caps(void)
 
         /* Lock root out of regaining capabilities, when we may. */
         (void) prctl(PR_SET_SECUREBITS, 0x2f /* NOROOT, NO_SETUID_FIXUP, KEEP_CAPS locked */);
-        for (i = 0; i <= 63; i++)
+        for (i = 0; i <= cap_last; i++)
                 if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
                         return -errno;
         if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
@@ -599,7 +601,7 @@ static void child_main(struct prep *p)
         }
         if (fault(p, STEP_CHDIR) || chdir(p->cwd) < 0)
                 child_fail(p, STEP_CHDIR, errno, 0);
-        if ((r = fault_r(p, STEP_CAPS)) < 0 || (r = drop_caps()) < 0)
+        if ((r = fault_r(p, STEP_CAPS)) < 0 || (r = drop_caps(p->cap_last)) < 0)
                 child_fail(p, STEP_CAPS, r, 0);
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 child_fail(p, STEP_CAPS, errno, 0);
@@ -1351,6 +1353,11 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         p.err_w = p.sync_r = -EBADF;
         p.parent_pid = getpid();
         p.fail_step = atomic_load(&fault_step);
+        /* libcap, in the parent: how many capabilities this kernel has, so
+         * the child drops exactly those from its bounding set. */
+        p.cap_last = (int) cap_max_bits() - 1;
+        if (p.cap_last < 0 || p.cap_last > 63)
+                p.cap_last = 63;
         p.plan = plan;
         p.argv = (char *const *) argv;
         p.cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
