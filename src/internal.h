@@ -60,6 +60,13 @@ int sbx__memcasemem(const char *hay, size_t hay_len, const char *needle);
 /* 1 if s is NULL-free and only whitespace (or empty). */
 int sbx__is_blank(const char *s);
 
+/* The next component of a slash-separated path: skips slashes, returns
+ * its start and sets *len, advancing *p past it; NULL at the end. */
+const char *sbx__path_next(const char **p, size_t *len);
+/* Drop the last component of the absolute path buf[0..*o), NUL-terminating
+ * it; "/" stays "/". */
+void sbx__path_pop(char *buf, size_t *o);
+
 /* Lexically clean an absolute path into out (size outsz): collapses "//",
  * removes "." and a trailing slash.  ".." is resolved lexically only when
  * allow_dotdot, otherwise it is an error.  Returns SBX_OK, SBX_E_INVALID

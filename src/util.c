@@ -62,34 +62,46 @@ int sbx__is_blank(const char *s)
         return 1;
 }
 
+const char *sbx__path_next(const char **p, size_t *len)
+{
+        const char *seg;
+
+        while (**p == '/')
+                (*p)++;
+        if (**p == '\0')
+                return NULL;
+        seg = *p;
+        while (**p != '\0' && **p != '/')
+                (*p)++;
+        *len = (size_t) (*p - seg);
+        return seg;
+}
+
+void sbx__path_pop(char *buf, size_t *o)
+{
+        while (*o > 1 && buf[*o - 1] != '/')
+                (*o)--;
+        if (*o > 1)
+                (*o)--;
+        buf[*o] = '\0';
+}
+
 sbx_code sbx__path_clean(const char *path, int allow_dotdot, char *out, size_t outsz)
 {
-        size_t o = 0;
-        const char *p = path;
+        size_t o = 0, len;
+        const char *p = path, *seg;
 
         if (path == NULL || path[0] != '/' || outsz < 2)
                 return SBX_E_INVALID;
         out[o++] = '/';
-        while (*p != '\0') {
-                const char *seg;
-                size_t len;
-
-                while (*p == '/')
-                        p++;
-                seg = p;
-                while (*p != '\0' && *p != '/')
-                        p++;
-                len = (size_t) (p - seg);
-                if (len == 0 || (len == 1 && seg[0] == '.'))
+        out[o] = '\0';
+        while ((seg = sbx__path_next(&p, &len)) != NULL) {
+                if (len == 1 && seg[0] == '.')
                         continue;
                 if (len == 2 && seg[0] == '.' && seg[1] == '.') {
                         if (!allow_dotdot)
                                 return SBX_E_INVALID;
-                        /* Drop the last component (the root stays the root). */
-                        while (o > 1 && out[o - 1] != '/')
-                                o--;
-                        if (o > 1)
-                                o--;
+                        sbx__path_pop(out, &o);
                         continue;
                 }
                 if (o > 1) {

@@ -31,12 +31,14 @@
 
 static atomic_uint cg_counter;
 
-static int write_text(const char *path, const char *text)
+int sbx__write_text(const char *path, const char *text)
 {
         int fd = open(path, O_WRONLY | O_CLOEXEC);
-        size_t len = strlen(text);
+        size_t len = 0;
         ssize_t n;
 
+        while (text[len] != '\0')      /* no strlen: async-signal-safe use */
+                len++;
         if (fd < 0)
                 return -errno;
         do
@@ -201,14 +203,14 @@ static int limit_one(const char *controller, const char *file_v2, const char *fi
                                 char plus[64];
 
                                 snprintf(plus, sizeof(plus), "+%s", controller);
-                                if (write_text(file, plus) < 0)
+                                if (sbx__write_text(file, plus) < 0)
                                         continue;
                         }
                 }
                 if (make_child(base, &dir) < 0)
                         continue;
                 snprintf(file, sizeof(file), "%s/%s", dir, v2 ? file_v2 : file_v1);
-                r = write_text(file, num);
+                r = sbx__write_text(file, num);
                 if (r < 0) {
                         (void) rmdir(dir);
                         free(dir);
@@ -259,7 +261,7 @@ int sbx__cgroup_attach(char *const *dirs, pid_t pid)
                 if (dirs[i] == NULL)
                         continue;
                 snprintf(file, sizeof(file), "%s/cgroup.procs", dirs[i]);
-                r = write_text(file, num);
+                r = sbx__write_text(file, num);
                 if (r < 0)
                         return r;
         }

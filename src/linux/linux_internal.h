@@ -117,6 +117,10 @@ int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
 
 /* -------------------------------------------------------------- cgroup.c */
 
+/* Write text to an existing file in one write(2) (EINTR retried).
+ * Async-signal-safe (the child writes its id maps with it).  0 or -errno. */
+int sbx__write_text(const char *path, const char *text);
+
 /* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
  * limit (dirs_out[1]); a 0 limit is not set.  With track, a pids cgroup is
  * made even without a limit, to find every descendant at the end.  v2 where

@@ -262,27 +262,6 @@ static size_t as_strlen(const char *s)
         return n;
 }
 
-static int as_write_file(const char *path, const char *text)
-{
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        size_t len = as_strlen(text);
-        ssize_t n;
-
-        if (fd < 0)
-                return -errno;
-        do
-                n = write(fd, text, len);
-        while (n < 0 && errno == EINTR);
-        if (n < 0) {
-                int e = -errno;
-
-                close(fd);
-                return e;
-        }
-        close(fd);
-        return (size_t) n == len ? 0 : -EIO;
-}
-
 static int as_mkdirs(const char *path)
 {
         char buf[SBX_PATH_MAX + 16];
@@ -559,13 +538,13 @@ static void child_main(struct prep *p)
 
         if (p->rung == 1) {
                 if ((r = fault_r(p, STEP_SETGROUPS)) < 0 ||
-                    ((r = as_write_file("/proc/self/setgroups", "deny")) < 0 && r != -ENOENT))
+                    ((r = sbx__write_text("/proc/self/setgroups", "deny")) < 0 && r != -ENOENT))
                         child_fail(p, STEP_SETGROUPS, r, 0);
                 if ((r = fault_r(p, STEP_UID_MAP)) < 0 ||
-                    (r = as_write_file("/proc/self/uid_map", p->uid_map)) < 0)
+                    (r = sbx__write_text("/proc/self/uid_map", p->uid_map)) < 0)
                         child_fail(p, STEP_UID_MAP, r, 0);
                 if ((r = fault_r(p, STEP_GID_MAP)) < 0 ||
-                    (r = as_write_file("/proc/self/gid_map", p->gid_map)) < 0)
+                    (r = sbx__write_text("/proc/self/gid_map", p->gid_map)) < 0)
                         child_fail(p, STEP_GID_MAP, r, 0);
                 if (fault(p, STEP_MAKE_PRIVATE) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                         child_fail(p, STEP_MAKE_PRIVATE, errno, 0);

@@ -182,31 +182,21 @@ static sbx_code walk(const char *fn, const char *what, const char *path, char *o
         char res[SBX_PATH_MAX];
         size_t o = 1;           /* strlen(cur) */
         size_t existing = 1;    /* cur[0..existing) exists and is canonical */
-        const char *p = path;
+        const char *p = path, *seg;
+        size_t len;
         struct stat st;
         int r;
 
         cur[0] = '/';
         cur[1] = '\0';
-        while (*p != '\0') {
-                const char *seg;
-                size_t len, before;
+        while ((seg = sbx__path_next(&p, &len)) != NULL) {
+                size_t before;
 
-                while (*p == '/')
-                        p++;
-                seg = p;
-                while (*p != '\0' && *p != '/')
-                        p++;
-                len = (size_t) (p - seg);
-                if (len == 0 || (len == 1 && seg[0] == '.'))
+                if (len == 1 && seg[0] == '.')
                         continue;
                 if (len == 2 && seg[0] == '.' && seg[1] == '.') {
                         /* Drop the last component; "/.." is "/". */
-                        while (o > 1 && cur[o - 1] != '/')
-                                o--;
-                        if (o > 1)
-                                o--;
-                        cur[o] = '\0';
+                        sbx__path_pop(cur, &o);
                         if (o < existing)
                                 existing = o;
                         continue;
