@@ -532,10 +532,25 @@ static void test_spawn_fs__protected_paths_git_dir_swap(void **state)
         fx_done(f);
 }
 
-/* A repository without .git/hooks: can the command create the hooks
- * directory (and so a hook git would run for the user)?  Reported as a
- * note: the plan protects .git/hooks, but a path that does not exist
- * cannot be bound or expanded. */
+static int dir_entries(const char *path)
+{
+        DIR *d = opendir(path);
+        struct dirent *de;
+        int n = 0;
+
+        if (d == NULL)
+                return -1;
+        while ((de = readdir(d)) != NULL)
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                        n++;
+        closedir(d);
+        return n;
+}
+
+/* A repository without .git/hooks: the command must not be able to create
+ * the hooks directory and put a hook in it (git would run it for the
+ * user).  The library may create the missing directory itself, empty,
+ * before protecting it. */
 static void test_spawn_fs__missing_hooks_dir(void **state)
 {
         struct fx *f = *state;
@@ -565,12 +580,44 @@ static void test_spawn_fs__missing_hooks_dir(void **state)
                                 *nl = ' ';
                         s1 = exists(P(f->ws, ".git/hooks"));
                         s2 = exists(P(f->ws, ".git/hooks/pre-commit"));
-                        if (s2)
-                                note("%s: GAP: with no .git/hooks on the host the command "
-                                     "created .git/hooks/pre-commit (%s)", f->label, res->out);
-                        else
-                                note("%s: .git/hooks/pre-commit cannot be created (%s; hooks dir "
-                                     "%s)", f->label, res->out, s1 ? "created" : "absent");
+                        CHECK(f, !s2, "with no .git/hooks on the host the command created "
+                              ".git/hooks/pre-commit (%s)", res->out);
+                        CHECK(f, !s1 || (S_ISDIR(mode_of(P(f->ws, ".git/hooks"))) &&
+                                         dir_entries(P(f->ws, ".git/hooks")) == 0),
+                              "the command filled .git/hooks (%s)", res->out);
+                        free(res);
+                }
+                /* No .git/config: the command must not write one. */
+                {
+                        struct stat st;
+                        int s;
+
+                        fx_populate(f);
+                        make_git(f, 1);
+                        assert_int_equal(unlink(P(f->ws, ".git/config")), 0);
+                        s = PROBE(f, k->backend, k->mode, "write", P(f->ws, ".git/config"),
+                                  "[core]\n\tfsmonitor = evil\n");
+                        CHECK(f, lstat(P(f->ws, ".git/config"), &st) < 0 ||
+                                 (S_ISREG(st.st_mode) && st.st_size == 0),
+                              "with no .git/config on the host the command wrote one (%s, %lld "
+                              "bytes)", describe_status(s), (long long) st.st_size);
+                }
+                /* No .git at all: git init in the workspace is ordinary work;
+                 * whatever the command leaves there is reported. */
+                {
+                        const char *argv[] = { "/bin/sh", "-c",
+                                               "\"$0\" mkdir \"$1/.git\" && \"$0\" mkdir \"$1/.git/hooks\" && "
+                                               "\"$0\" write \"$1/.git/hooks/pre-commit\"",
+                                               f->probe, f->ws, NULL };
+                        struct res *res = calloc(1, sizeof(*res));
+
+                        assert_non_null(res);
+                        fx_populate(f);
+                        run_mode(f, k->backend, k->mode, argv, NULL, res);
+                        note("%s: with no .git on the host, one command %s create .git and "
+                             ".git/hooks/pre-commit (%s)", f->label,
+                             exists(P(f->ws, ".git/hooks/pre-commit")) ? "CAN" : "cannot",
+                             describe_status(res->status));
                         free(res);
                 }
         }
