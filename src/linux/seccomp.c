@@ -86,6 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -129,6 +130,7 @@
 #define SC_NR_FCHMODAT2         452u
 #define SC_NR_SETXATTRAT        463u
 #define SC_NR_REMOVEXATTRAT     466u
+#define SC_NR_FILE_SETATTR      469u
 
 /* clone's flags argument (s390 swaps newsp and flags). */
 #if defined(__s390__) || defined(__s390x__)
@@ -412,8 +414,18 @@ static const struct sc_sys sc_deny_meta[] = {
 
 static sbx_code sc_add_metadata(scmp_filter_ctx ctx, sbx_error *err)
 {
+        /* Inode flags and fs attributes through ioctl: Landlock does not
+         * mediate them, and a read-only fd is enough to set them. */
+        static const uint32_t req[] = { FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR,
+                                        FS_IOC_SETVERSION, FS_IOC32_SETVERSION };
+        struct scmp_arg_cmp c;
         sbx_code rc = SBX_OK;
         size_t i;
+
+        for (i = 0; i < SBX__ARRAY_SIZE(req) && rc == SBX_OK; i++) {
+                c = sc_eq32(1, req[i]);
+                rc = sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), "ioctl", 1, &c, err);
+        }
 
         for (i = 0; i < SBX__ARRAY_SIZE(sc_deny_meta) && rc == SBX_OK; i++) {
                 if (sc_deny_meta[i].nr == __NR_SCMP_ERROR)
@@ -435,6 +447,24 @@ static sbx_code sc_add_socket(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err
 
         c[0] = sc_eq32(0, AF_PACKET);
         rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 1, c, err);
+        /* Only AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK are ever needed.
+         * Every other family is refused: vsock (not confined by a network
+         * namespace, it reaches the hypervisor's and host's port space),
+         * TIPC, RDS, XDP, CAN, Bluetooth, ALG, KCM, ...  Families above
+         * AF_NETLINK (16) by one comparison, the old ones below it one by
+         * one. */
+        for (i = 0; rc == SBX_OK && i < 2; i++) {
+                static const uint32_t low[] = { 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15 };
+                const int nr = i == 0 ? SCMP_SYS(socket) : SCMP_SYS(socketpair);
+                const char *name = i == 0 ? "socket" : "socketpair";
+
+                c[0] = sc_cmp(0, SCMP_CMP_GT, AF_NETLINK, 0);
+                rc = sc_rule(ctx, act, nr, name, 1, c, err);
+                for (j = 0; j < SBX__ARRAY_SIZE(low) && rc == SBX_OK; j++) {
+                        c[0] = sc_eq32(0, low[j]);
+                        rc = sc_rule(ctx, act, nr, name, 1, c, err);
+                }
+        }
         for (i = 0; i < SBX__ARRAY_SIZE(inet) && rc == SBX_OK; i++) {
                 for (j = 0; j < SBX__ARRAY_SIZE(bad_type) && rc == SBX_OK; j++) {
                         /* the type's low 4 bits; SOCK_NONBLOCK/CLOEXEC sit above */
@@ -541,6 +571,9 @@ static int sc_raw_collect(struct sc_raws *r)
                 if (rc == 0)
                         rc = sc_raw_add(r, sc_arches[i].audit,
                                         SC_NR_REMOVEXATTRAT | sc_arches[i].nr_bit, enosys);
+                if (rc == 0)
+                        rc = sc_raw_add(r, sc_arches[i].audit,
+                                        SC_NR_FILE_SETATTR | sc_arches[i].nr_bit, enosys);
         }
 #ifndef __SNR_open_tree_attr
         for (i = 0; i < SBX__ARRAY_SIZE(sc_arches) && rc == 0; i++)

@@ -466,6 +466,13 @@ static void run_init(struct prep *p)
         size_t i;
         int st;
 
+        /* The init is a copy of the caller's address space (secrets,
+         * environment, heap) that never execs.  Non-dumpable, its
+         * /proc/1/{environ,mem,maps} are closed to the command, which runs
+         * as the same user in the same namespace; the command's own execve
+         * makes it dumpable again. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                child_fail(p, STEP_CAPS, errno, 0);
         pid = fault(p, STEP_FORK) ? -1 : fork();
         if (pid < 0)
                 child_fail(p, STEP_FORK, errno, 0);
@@ -687,16 +694,35 @@ static char *resolve_exec(const char *argv0, char *const *envp)
         return NULL;
 }
 
-static const char *caller_home(char *const *envp)
+/* The caller's HOME (the environment's, else the passwd entry's), made
+ * canonical into buf so the hidden path is the one the kernel resolves
+ * (a trailing slash, "//" or a symlinked /home would otherwise hide
+ * nothing).  NULL when there is none or it does not exist; -1 in *bad when
+ * it exists but cannot be resolved (the caller fails closed). */
+static const char *caller_home(char *const *envp, char *buf, int *bad)
 {
-        size_t i;
+        const char *h = NULL;
         struct passwd *pw;
+        size_t i;
 
+        *bad = 0;
         for (i = 0; envp[i] != NULL; i++)
                 if (strncmp(envp[i], "HOME=", 5) == 0 && envp[i][5] == '/')
-                        return envp[i] + 5;
-        pw = getpwuid(geteuid());
-        return pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+                        h = envp[i] + 5;
+        if (h == NULL) {
+                pw = getpwuid(geteuid());
+                if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/')
+                        h = pw->pw_dir;
+        }
+        if (h == NULL)
+                return NULL;
+        if (realpath(h, buf) == NULL) {
+                if (errno == ENOENT || errno == ENOTDIR)
+                        return NULL;    /* nothing there to hide */
+                *bad = 1;
+                return NULL;
+        }
+        return buf;
 }
 
 /* The filtered environment: the plan's allow-list plus HOME and TMPDIR. */
@@ -1244,8 +1270,9 @@ uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan)
                 g |= SBX_G_WRITE_BOUNDARY;      /* truncate (ABI 3) and device ioctls (ABI 5) */
         if (plan->network != SBX__NET_ALLOW && abi >= 6)
                 g |= SBX_G_NETWORK_DENY;        /* TCP (ABI 4), abstract unix scope (ABI 6), seccomp */
-        if (abi >= 6)
-                g |= SBX_G_PROCESS_ISOLATION;   /* signal scoping; ptrace via seccomp */
+        /* No SBX_G_PROCESS_ISOLATION: signals are scoped (ABI 6) and ptrace
+         * refused, but host processes stay visible in /proc (command lines
+         * included), which the guarantee excludes. */
         /* Narrower paths inside a granted tree (protected paths, carve-outs,
          * the hidden HOME) are expressed by expanding the tree into its
          * entries (build_landlock); chmod/chown/utimes/xattrs, which
@@ -1313,7 +1340,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         const char *backend = rung == 1 ? "native" : "landlock";
         struct prep p;
         char *const *src_env = opts->envp != NULL ? (char *const *) opts->envp : environ;
-        const char *home = caller_home(src_env);
+        char homebuf[PATH_MAX];
+        int home_bad = 0;
+        const char *home = caller_home(src_env, homebuf, &home_bad);
         char *scratch = NULL, scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
         int errp[2] = { -EBADF, -EBADF }, syncp[2] = { -EBADF, -EBADF };
         struct child_report rep;
@@ -1344,6 +1373,15 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         if (opts->n_keep_fds > 0)
                 memcpy(p.keep, opts->keep_fds, opts->n_keep_fds * sizeof(int));
         p.n_keep = opts->n_keep_fds;
+
+        if (plan->home == SBX__ENV_DIR_SCRATCH &&
+            (home_bad || (home != NULL && strcmp(home, "/") == 0))) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                              "%s: the caller's HOME %s, so it cannot be hidden; refusing to "
+                              "run with an isolated HOME (set HOME to the real home directory)",
+                              fn, home_bad ? "cannot be resolved" : "is /");
+                goto fail;
+        }
 
         /* Environment, HOME and TMPDIR. */
         if (rung == 1) {
@@ -1421,7 +1459,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 if (rung == 2)
                         sc_opts |= SBX__SC_DENY_INET;
         }
-        ll_opts |= SBX__LL_SCOPE_SIGNAL;
+        /* Host abstract unix sockets (session buses, X11) are never the
+         * sandbox's to reach, whatever the network decision. */
+        ll_opts |= SBX__LL_SCOPE_SIGNAL | SBX__LL_SCOPE_ABSTRACT;
         if (rung == 2)
                 sc_opts |= SBX__SC_DENY_METADATA;
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
