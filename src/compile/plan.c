@@ -67,8 +67,17 @@ static const struct protected_name {
         const char *suffix;
         int32_t     scope;
 } protected_names[] = {
-        { "/.git/hooks",  SBX__FS_TREE },
-        { "/.git/config", SBX__FS_EXACT },
+        /* Everything git reads code or configuration from in a repository
+         * (hooks, core.hooksPath/fsmonitor/filters in config, a redirected
+         * common dir, per-worktree config, submodule and worktree gitdirs),
+         * so a confined command cannot plant what a later git run outside
+         * the sandbox would execute. */
+        { "/.git/hooks",           SBX__FS_TREE },
+        { "/.git/config",          SBX__FS_EXACT },
+        { "/.git/commondir",       SBX__FS_EXACT },
+        { "/.git/config.worktree", SBX__FS_EXACT },
+        { "/.git/modules",         SBX__FS_TREE },
+        { "/.git/worktrees",       SBX__FS_TREE },
 };
 
 /* ------------------------------------------------------- guarantees */
@@ -260,6 +269,23 @@ const struct sbx_plan_fs_rule *sbx__plan_rule_for(const struct sbx_plan *plan,
         return best;
 }
 
+/* "LC_*" on the allow-list means the POSIX and glibc locale categories,
+ * not any name that starts with LC_ (LC_SECRET=... is not a locale). */
+static int locale_category(const char *name)
+{
+        static const char *const cats[] = {
+                "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY",
+                "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+                "LC_MEASUREMENT", "LC_IDENTIFICATION",
+        };
+        size_t i;
+
+        for (i = 0; i < SBX__ARRAY_SIZE(cats); i++)
+                if (strcmp(name, cats[i]) == 0)
+                        return 1;
+        return 0;
+}
+
 int sbx__plan_env_allowed(const struct sbx_plan *plan, const char *name)
 {
         size_t i;
@@ -270,10 +296,9 @@ int sbx__plan_env_allowed(const struct sbx_plan *plan, const char *name)
                 return 1;
         for (i = 0; i < sbx__plan_n_env_allow; i++) {
                 const char *e = sbx__plan_env_allow[i];
-                size_t n = strlen(e);
 
-                if (n > 0 && e[n - 1] == '*') {
-                        if (strlen(name) > n - 1 && strncmp(name, e, n - 1) == 0)
+                if (strcmp(e, "LC_*") == 0) {
+                        if (locale_category(name))
                                 return 1;
                 } else if (strcmp(name, e) == 0) {
                         return 1;

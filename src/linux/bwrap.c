@@ -14,6 +14,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -44,6 +45,26 @@ extern char **environ;
 
 /* ------------------------------------------------------------ guarantees */
 
+/* Whether this host can create an AF_VSOCK socket (a loaded vsock
+ * transport), checked once per process. */
+static pthread_once_t vsock_once = PTHREAD_ONCE_INIT;
+static int vsock_yes;
+
+static void vsock_probe(void)
+{
+        int fd = socket(40 /* AF_VSOCK */, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        vsock_yes = fd >= 0 || (errno != EAFNOSUPPORT && errno != EINVAL);
+        if (fd >= 0)
+                close(fd);
+}
+
+static int vsock_reachable(void)
+{
+        (void) pthread_once(&vsock_once, vsock_probe);
+        return vsock_yes;
+}
+
 uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan)
 {
         uint32_t g;
@@ -59,8 +80,13 @@ uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan)
         g = SBX_G_WRITE_BOUNDARY | SBX_G_READ_BOUNDARY | SBX_G_ENV_SCRUB |
             SBX_G_PROCESS_ISOLATION | SBX_G_PROTECTED_PATHS | SBX_G_NO_NEW_PRIVS |
             SBX_G_TTY_ISOLATION;
-        if (plan->network != SBX__NET_ALLOW)
-                g |= SBX_G_NETWORK_DENY;        /* --unshare-net: loopback only */
+        /* --unshare-net leaves loopback only for IP, but bwrap passes no
+         * seccomp program, so socket families a network namespace does not
+         * confine stay open: vsock reaches the hypervisor's and the host's
+         * port space.  Network-deny is claimed only where the host has no
+         * vsock transport to reach. */
+        if (plan->network != SBX__NET_ALLOW && !vsock_reachable())
+                g |= SBX_G_NETWORK_DENY;
         if (plan->home == SBX__ENV_DIR_SCRATCH)
                 g |= SBX_G_HOME_ISOLATION;      /* --tmpfs over the caller's HOME */
         /* Never: SYSCALL_FILTER (no seccomp program is passed), FD_ISOLATION
@@ -367,6 +393,10 @@ static void child_exec(const struct start *st, const int *tmp_keep, int err_w, p
                 goto fail;
         }
         if (st->new_session && setsid() < 0)
+                goto fail;
+        /* bwrap passes no seccomp program, so keyctl stays callable inside:
+         * give it a fresh, empty session keyring instead of the caller's. */
+        if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 && errno != ENOSYS)
                 goto fail;
         for (i = 0; i < 3; i++) {
                 if (st->stdio[i] < 0)

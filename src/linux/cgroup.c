@@ -207,6 +207,15 @@ static int limit_one(const char *controller, const char *file_v2, const char *fi
                                         continue;
                         }
                 }
+                if (!v2 && strcmp(controller, "memory") == 0) {
+                        /* A v1 memory controller can be mounted yet charge
+                         * nothing (disabled accounting): we are in base and
+                         * use memory, so a zero usage means a limit there
+                         * would never be enforced. */
+                        snprintf(file, sizeof(file), "%s/memory.usage_in_bytes", base);
+                        if (read_text(file, buf, sizeof(buf)) < 0 || strtoull(buf, NULL, 10) == 0)
+                                continue;
+                }
                 if (make_child(base, &dir) < 0)
                         continue;
                 snprintf(file, sizeof(file), "%s/%s", dir, v2 ? file_v2 : file_v1);

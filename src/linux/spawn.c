@@ -167,6 +167,7 @@ struct prep {
         int            fail_step;       /* test-only fault injection (sbx__fault_inject) */
         const struct sbx_plan *plan;    /* parent only: the plan being prepared */
         int            cap_last;        /* highest capability the kernel knows (libcap) */
+        uint64_t       memory_max;      /* parent only: sizes the scratch tmpfs mounts */
         pid_t          parent_pid;
         uint32_t       achieved;
 };
@@ -806,6 +807,20 @@ static const char *protected_root(const struct sbx_plan *plan, const char *path)
         return best;
 }
 
+/* For the protected rule "<root>/.git/config": when <root>/.git is a
+ * regular file (a "gitdir:" pointer), put its path in buf and return 1. */
+static int gitfile_of(const char *path, char *buf, size_t len)
+{
+        size_t n = strlen(path);
+        struct stat st;
+
+        if (n < 12 || strcmp(path + n - 12, "/.git/config") != 0 || n - 7 >= len)
+                return 0;
+        memcpy(buf, path, n - 7);
+        buf[n - 7] = '\0';
+        return lstat(buf, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* The mount operations for one plan rule (not host, /dev or /proc). */
 static int emit_rule(struct prep *p, const struct sbx_plan_fs_rule *rule, int host_read)
 {
@@ -817,6 +832,13 @@ static int emit_rule(struct prep *p, const struct sbx_plan_fs_rule *rule, int ho
         ssize_t n;
         int r;
 
+        if (rule->origin == SBX__ORIGIN_PROTECTED && gitfile_of(path, buf, sizeof(buf))) {
+                /* A "gitdir:" file in place of the .git directory: it says
+                 * where the repository is, so it is protected itself. */
+                OP(OP_BIND, orr(p, buf), nr(p, buf), NULL, 0, 0, 0);
+                OP(OP_SETATTR, NULL, nr(p, buf), NULL, 0, ro, 0);
+                return 0;
+        }
         if (lstat(path, &st) < 0) {
                 if (errno == ENOENT || errno == ENOTDIR)
                         return 0;       /* nothing to bind, and its parent decides creation */
@@ -879,6 +901,21 @@ static int cmp_cstr(const void *a, const void *b)
         return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+/* Options of a scratch tmpfs: its mode, and with a memory limit also a
+ * size, so files in /tmp, HOME or /dev/shm cannot hold more than the
+ * command may use (tmpfs pages are not process memory). */
+static const char *tmpfs_opts(struct prep *p, const char *mode)
+{
+        char buf[96];
+
+        if (p->memory_max > 0)
+                snprintf(buf, sizeof(buf), "mode=%s,size=%llu", mode,
+                         (unsigned long long) p->memory_max);
+        else
+                snprintf(buf, sizeof(buf), "mode=%s", mode);
+        return prep_str(p, buf, NULL);
+}
+
 /* The rung-1 mount plan: a read-only (or empty) view of the host, hidden
  * scratch areas (/tmp, the caller's HOME, /run when the network is
  * denied), every rule bound with its writability, carve-outs and protected
@@ -929,7 +966,7 @@ static int build_mounts(struct prep *p, const struct sbx_plan *plan, const char 
 
                         OP(OP_MKDIRS, NULL, nr(p, hide), NULL, 0, 0, 1);
                         OP(OP_TMPFS, NULL, nr(p, hide),
-                           strcmp(hide, "/tmp") == 0 ? "mode=1777" : "mode=0700",
+                           tmpfs_opts(p, strcmp(hide, "/tmp") == 0 ? "1777" : "0700"),
                            MS_NOSUID | MS_NODEV, 0, 0);
                         OP(OP_LL_TREE, NULL, nr(p, hide), NULL, 0,
                            SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC, 0);
@@ -970,7 +1007,7 @@ static int build_mounts(struct prep *p, const struct sbx_plan *plan, const char 
         OP(OP_DEVPTS, NULL, nr(p, "/dev/pts"), NULL, 0, 0, 0);
         OP(OP_SYMLINK, prep_str(p, "pts/ptmx", NULL), nr(p, "/dev/ptmx"), NULL, 0, 0, 0);
         OP(OP_MKDIRS, NULL, nr(p, "/dev/shm"), NULL, 0, 0, 0);
-        OP(OP_TMPFS, NULL, nr(p, "/dev/shm"), "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, 0);
+        OP(OP_TMPFS, NULL, nr(p, "/dev/shm"), tmpfs_opts(p, "1777"), MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, 0);
         OP(OP_LL_TREE, NULL, nr(p, "/dev/shm"), NULL, 0, SBX__FS_READ | SBX__FS_WRITE, 0);
         OP(OP_LL_TREE, NULL, nr(p, "/dev/pts"), NULL, 0, SBX__FS_READ | SBX__FS_WRITE, 0);
 
@@ -1144,7 +1181,9 @@ static void materialize_protected(const struct sbx_plan *plan)
                         continue;
                 if (rule->scope == SBX__FS_TREE) {
                         (void) mkdir(rule->path, 0755);
-                } else {
+                } else if (strcmp(slash + 1, "config") == 0) {
+                        /* Only config: an empty commondir or config.worktree
+                         * would change what git does (documented gap). */
                         fd = open(rule->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
                         if (fd >= 0)
                                 close(fd);
@@ -1160,6 +1199,8 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
 {
         struct llvec lv = { NULL, NULL, 0, 0, 0 };
         struct narrow *nw = NULL;
+        struct llvec gitfiles = { NULL, NULL, 0, 0, 0 };        /* owns gitfile paths */
+        char gitfile[SBX_PATH_MAX];
         size_t i, k, nn = 0;
         uint32_t missing = 0;
         char buf[SBX_PATH_MAX];
@@ -1171,9 +1212,19 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
         if (nw == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
         if (p->rung == 2) {
-                for (i = 0; i < plan->n_rules; i++)
-                        if (lstat(plan->rules[i].path, &st) == 0 && plan->rules[i].origin != SBX__ORIGIN_HOST)
-                                nw[nn++] = (struct narrow){ plan->rules[i].path, plan->rules[i].access };
+                for (i = 0; i < plan->n_rules; i++) {
+                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+
+                        if (rule->origin == SBX__ORIGIN_PROTECTED &&
+                            gitfile_of(rule->path, gitfile, sizeof(gitfile))) {
+                                if ((e = ll_push(&gitfiles, gitfile, 0, 0)) < 0)
+                                        break;
+                                nw[nn++] = (struct narrow){ gitfiles.own[gitfiles.n - 1],
+                                                            rule->access };
+                        }
+                        else if (lstat(rule->path, &st) == 0 && rule->origin != SBX__ORIGIN_HOST)
+                                nw[nn++] = (struct narrow){ rule->path, rule->access };
+                }
                 if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
                     lstat(home, &st) == 0)
                         nw[nn++] = (struct narrow){ home, 0 };
@@ -1238,6 +1289,7 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
                 p->achieved &= ~missing;
 out:
         ll_free(&lv);
+        ll_free(&gitfiles);
         free(nw);
         return r;
 }
@@ -1361,6 +1413,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         p.err_w = p.sync_r = -EBADF;
         p.parent_pid = getpid();
         p.fail_step = atomic_load(&fault_step);
+        p.memory_max = opts->memory_max;
         /* libcap, in the parent: how many capabilities this kernel has, so
          * the child drops exactly those from its bounding set. */
         p.cap_last = (int) cap_max_bits() - 1;

@@ -152,8 +152,12 @@ static void test_plan__golden_workspace_write(void **state)
                 "fs / tree r-x host\n"
                 DEV_RULES
                 "fs " WS " tree rwx workspace\n"
+                "fs " WS "/.git/commondir exact r-x protected\n"
                 "fs " WS "/.git/config exact r-x protected\n"
+                "fs " WS "/.git/config.worktree exact r-x protected\n"
                 "fs " WS "/.git/hooks tree r-x protected\n"
+                "fs " WS "/.git/modules tree r-x protected\n"
+                "fs " WS "/.git/worktrees tree r-x protected\n"
                 "writable " WS "\n"
                 "requires read-boundary write-boundary env-scrub network-deny "
                 "home-isolation protected-paths\n");
@@ -233,12 +237,20 @@ static void test_plan__golden_additional_roots(void **state)
                 "fs / tree r-x host\n"
                 DEV_RULES
                 "fs " G "/out tree rwx additional\n"
+                "fs " G "/out/.git/commondir exact r-x protected\n"
                 "fs " G "/out/.git/config exact r-x protected\n"
+                "fs " G "/out/.git/config.worktree exact r-x protected\n"
                 "fs " G "/out/.git/hooks tree r-x protected\n"
+                "fs " G "/out/.git/modules tree r-x protected\n"
+                "fs " G "/out/.git/worktrees tree r-x protected\n"
                 "fs " G "/secret tree --- additional\n"
                 "fs " WS " tree rwx workspace\n"
+                "fs " WS "/.git/commondir exact r-x protected\n"
                 "fs " WS "/.git/config exact r-x protected\n"
+                "fs " WS "/.git/config.worktree exact r-x protected\n"
                 "fs " WS "/.git/hooks tree r-x protected\n"
+                "fs " WS "/.git/modules tree r-x protected\n"
+                "fs " WS "/.git/worktrees tree r-x protected\n"
                 "fs " WS "/vendor tree r-x additional\n"
                 "writable " G "/out\n"
                 "writable " WS "\n"
@@ -267,10 +279,18 @@ static void test_plan__golden_listed_hooks_root_replaces_protected(void **state)
                 "fs / tree r-x host\n"
                 DEV_RULES
                 "fs " WS " tree rwx workspace\n"
+                "fs " WS "/.git/commondir exact r-x protected\n"
                 "fs " WS "/.git/config exact r-x protected\n"
+                "fs " WS "/.git/config.worktree exact r-x protected\n"
                 "fs " WS "/.git/hooks tree rwx additional\n"
+                "fs " WS "/.git/hooks/.git/commondir exact r-x protected\n"
                 "fs " WS "/.git/hooks/.git/config exact r-x protected\n"
+                "fs " WS "/.git/hooks/.git/config.worktree exact r-x protected\n"
                 "fs " WS "/.git/hooks/.git/hooks tree r-x protected\n"
+                "fs " WS "/.git/hooks/.git/modules tree r-x protected\n"
+                "fs " WS "/.git/hooks/.git/worktrees tree r-x protected\n"
+                "fs " WS "/.git/modules tree r-x protected\n"
+                "fs " WS "/.git/worktrees tree r-x protected\n"
                 "writable " WS "\n"
                 "requires read-boundary write-boundary env-scrub network-deny "
                 "home-isolation protected-paths\n");
@@ -312,8 +332,12 @@ static void test_plan__golden_real_home_host_writable(void **state)
                 "fs / tree rwx host\n"
                 DEV_RULES
                 "fs " WS " tree rwx workspace\n"
+                "fs " WS "/.git/commondir exact r-x protected\n"
                 "fs " WS "/.git/config exact r-x protected\n"
+                "fs " WS "/.git/config.worktree exact r-x protected\n"
                 "fs " WS "/.git/hooks tree r-x protected\n"
+                "fs " WS "/.git/modules tree r-x protected\n"
+                "fs " WS "/.git/worktrees tree r-x protected\n"
                 "writable /\n"
                 "requires env-scrub protected-paths\n");
         sbx_plan_free(plan);
@@ -872,8 +896,12 @@ static void test_plan__root_workspace_replaces_host_rule(void **state)
         assert_describe(plan,
                 SANDBOXED_HEAD("allow", "deny", "scratch")
                 "fs / tree rwx workspace\n"
+                "fs /.git/commondir exact r-x protected\n"
                 "fs /.git/config exact r-x protected\n"
+                "fs /.git/config.worktree exact r-x protected\n"
                 "fs /.git/hooks tree r-x protected\n"
+                "fs /.git/modules tree r-x protected\n"
+                "fs /.git/worktrees tree r-x protected\n"
                 DEV_RULES
                 "writable /\n"
                 "requires read-boundary write-boundary env-scrub network-deny "
