@@ -757,8 +757,12 @@ typedef struct sbx_spawn_options {
         const char *const *envp;        /* environment to filter; NULL = environ */
         const int *keep_fds;            /* passed explicitly; become 3, 4, ... */
         size_t   n_keep_fds;
-        uint64_t memory_max;            /* bytes; 0 = no limit */
-        uint64_t pids_max;              /* processes; 0 = no limit */
+        uint64_t memory_max;            /* bytes; 0 = no limit.  A memory cgroup
+                                         * where one is usable, else RLIMIT_AS
+                                         * per process (docs/backends.md) */
+        uint64_t pids_max;              /* processes; 0 = no limit.  A pids
+                                         * cgroup, else RLIMIT_NPROC; root
+                                         * without a cgroup fails closed */
         uint32_t flags;                 /* 0 */
 } sbx_spawn_options;
 #define SBX_SPAWN_OPTIONS_VERSION 1u
