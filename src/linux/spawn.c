@@ -51,6 +51,10 @@
 
 extern char **environ;
 
+/* systemd-resolved's stub resolv.conf lives here; /etc/resolv.conf often
+ * links to it. */
+#define SBX__RESOLVER_DIR "/run/systemd/resolve"
+
 #ifndef MOUNT_ATTR_RDONLY
 #  define MOUNT_ATTR_RDONLY 0x00000001
 #  define MOUNT_ATTR_NOSUID 0x00000002
@@ -944,7 +948,11 @@ static int build_mounts(struct prep *p, const struct sbx_plan *plan, const char 
         if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
             stat(home, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(home, "/tmp") != 0)
                 hides[nh++] = home;
-        if (plan->network != SBX__NET_ALLOW && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
+        /* /run holds host IPC endpoints (docker.sock, the session and
+         * system buses, ssh/gpg agents under /run/user): never the
+         * sandbox's, whatever the network decision.  With the network
+         * allowed, the resolver's directory comes back read-only below. */
+        if (stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
                 hides[nh++] = "/run";
         qsort(hides, nh, sizeof(hides[0]), cmp_cstr);
 
@@ -987,6 +995,13 @@ static int build_mounts(struct prep *p, const struct sbx_plan *plan, const char 
                         if ((r = emit_rule(p, rule, host_read)) < 0)
                                 return r;
                 }
+        }
+
+        if (plan->network == SBX__NET_ALLOW && host_read &&
+            stat(SBX__RESOLVER_DIR, &st) == 0 && S_ISDIR(st.st_mode)) {
+                OP(OP_MKDIRS, NULL, nr(p, SBX__RESOLVER_DIR), NULL, 0, 0, 0);
+                OP(OP_BIND, orr(p, SBX__RESOLVER_DIR), nr(p, SBX__RESOLVER_DIR), NULL, 0, 0, 0);
+                OP(OP_SETATTR, NULL, nr(p, SBX__RESOLVER_DIR), NULL, 0, ro, 0);
         }
 
         /* A minimal /dev. */
@@ -1200,6 +1215,7 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
         struct llvec lv = { NULL, NULL, 0, 0, 0 };
         struct narrow *nw = NULL;
         struct llvec gitfiles = { NULL, NULL, 0, 0, 0 };        /* owns gitfile paths */
+        int resolver = 0;
         char gitfile[SBX_PATH_MAX];
         size_t i, k, nn = 0;
         uint32_t missing = 0;
@@ -1208,7 +1224,7 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
         sbx_code r = SBX_OK;
         int e = 0;
 
-        nw = calloc(plan->n_rules + 1, sizeof(*nw));
+        nw = calloc(plan->n_rules + 2, sizeof(*nw));
         if (nw == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
         if (p->rung == 2) {
@@ -1228,6 +1244,14 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
                 if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
                     lstat(home, &st) == 0)
                         nw[nn++] = (struct narrow){ home, 0 };
+                /* Host IPC under /run is hidden on both rungs (see
+                 * build_mounts); the resolver's directory stays readable
+                 * when the network is allowed. */
+                if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode)) {
+                        nw[nn++] = (struct narrow){ "/run", 0 };
+                        if (plan->network == SBX__NET_ALLOW && lstat(SBX__RESOLVER_DIR, &st) == 0)
+                                resolver = 1;
+                }
         }
         for (i = 0; i < plan->n_rules && e == 0; i++) {
                 const struct sbx_plan_fs_rule *rule = &plan->rules[i];
@@ -1268,6 +1292,8 @@ static sbx_code build_landlock(struct prep *p, const struct sbx_plan *plan, cons
                 else
                         e = ll_push(&lv, rule->path, rule->access, rule->scope == SBX__FS_TREE);
         }
+        if (e == 0 && resolver)
+                e = ll_push(&lv, SBX__RESOLVER_DIR, SBX__FS_READ, 1);
         if (e == 0)
                 e = ll_push(&lv, "/dev/tty", SBX__FS_READ | SBX__FS_WRITE, 0);
         if (e == 0 && scratch != NULL) {
@@ -1512,6 +1538,12 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 if (rung == 2)
                         sc_opts |= SBX__SC_DENY_INET;
         }
+        /* Rung 2 shares the host's file system, and Landlock does not
+         * mediate connect(2) to a socket file: with the network allowed too,
+         * new unix sockets are refused so /run/docker.sock and agents stay
+         * out of reach (socketpair still works). */
+        if (rung == 2)
+                sc_opts |= SBX__SC_DENY_UNIX_PATH;
         /* Host abstract unix sockets (session buses, X11) are never the
          * sandbox's to reach, whatever the network decision. */
         ll_opts |= SBX__LL_SCOPE_SIGNAL | SBX__LL_SCOPE_ABSTRACT;
