@@ -172,6 +172,7 @@ struct prep {
         const struct sbx_plan *plan;    /* parent only: the plan being prepared */
         int            cap_last;        /* highest capability the kernel knows (libcap) */
         uint64_t       memory_max;      /* parent only: sizes the scratch tmpfs mounts */
+        int            monitor;         /* rung 2: a subreaper monitor runs the command */
         pid_t          parent_pid;
         uint32_t       achieved;
 };
@@ -462,6 +463,47 @@ static void init_forward(int sig)
  * shell reports it).  When it exits, the kernel kills whatever is left in
  * the namespace.  Returns only in the command's process.
  */
+/* Kill and reap every child of this (subreaper) process until none is
+ * left, reading the live ones from /proc/thread-self/children.  Bounded;
+ * async-signal-safe. */
+static void kill_orphans(void)
+{
+        char buf[4096];
+        int round, fd;
+        ssize_t n;
+
+        for (round = 0; round < 1000; round++) {
+                long pid = 0;
+                int any = 0, i;
+
+                while (waitpid(-1, NULL, WNOHANG) > 0)
+                        ;
+                fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return;
+                n = read(fd, buf, sizeof(buf) - 1);
+                close(fd);
+                if (n <= 0)
+                        return;                 /* no children left */
+                buf[n] = '\0';
+                for (i = 0; i <= n; i++) {
+                        if (buf[i] >= '0' && buf[i] <= '9') {
+                                pid = pid * 10 + (buf[i] - '0');
+                                continue;
+                        }
+                        if (pid > 0) {
+                                (void) kill((pid_t) pid, SIGKILL);
+                                any = 1;
+                        }
+                        pid = 0;
+                }
+                if (!any)
+                        return;
+                while (waitpid(-1, NULL, 0) > 0)
+                        ;
+        }
+}
+
 static void run_init(struct prep *p)
 {
         static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
@@ -501,8 +543,13 @@ static void run_init(struct prep *p)
                 if (w < 0)
                         _exit(SBX_EXIT_RUNNER_FAILURE);
                 if (w == pid)
-                        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+                        break;
         }
+        /* Rung 2 (a subreaper, not a namespace init): whatever the command
+         * left behind was reparented to us; kill it before reporting. */
+        if (p->rung == 2)
+                kill_orphans();
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
 /* The child: everything below runs between clone/fork and execve. */
@@ -604,8 +651,16 @@ static void child_main(struct prep *p)
         /* Rung 1: we are pid 1 of the new pid namespace, and pid 1 ignores
          * every signal it has no handler for.  Stay as a confined init that
          * forwards signals and reaps, and run the command as pid 2. */
-        if (p->rung == 1)
+        if (p->rung == 1) {
                 run_init(p);
+        } else if (p->monitor) {
+                /* Rung 2 without a tracking cgroup: a subreaper monitor,
+                 * so descendants that leave the process group are still
+                 * found and killed when the command ends. */
+                if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                        child_fail(p, STEP_FORK, errno, 0);
+                run_init(p);
+        }
         if ((r = fault_r(p, STEP_FDS)) < 0 || (r = arrange_fds(p)) < 0)
                 child_fail(p, STEP_FDS, r, 0);
         if (fault(p, STEP_RLIMIT) || (p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
@@ -1582,7 +1637,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
 
         /* The child waits for a byte from us when it must be moved into
          * its cgroups first (and always on rung 1, whose init outlives exec). */
-        use_sync = rung == 1 || cgdirs[0] != NULL || cgdirs[1] != NULL || SBX__NO_VFORK;
+        p.monitor = rung == 2 && cgdirs[0] == NULL && cgdirs[1] == NULL;
+        use_sync = rung == 1 || cgdirs[0] != NULL || cgdirs[1] != NULL || p.monitor ||
+                   SBX__NO_VFORK;
         child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
         if (child == NULL || pipe2(errp, O_CLOEXEC) < 0 ||
             (use_sync && pipe2(syncp, O_CLOEXEC) < 0)) {
