@@ -211,11 +211,16 @@ static char chosen_msg[SBX_ERROR_SIZE];
 static void note(const char *name, const char *why)
 {
         size_t used = strlen(detect_notes);
+        int n;
 
         if (used + 4 >= sizeof(detect_notes))
                 return;
-        (void) snprintf(detect_notes + used, sizeof(detect_notes) - used, "%s%s: %s",
-                        used > 0 ? "; " : "", name, why);
+        n = snprintf(detect_notes + used, sizeof(detect_notes) - used, "%s%s: %s",
+                     used > 0 ? "; " : "", name, why);
+        if (n < 0)
+                detect_notes[used] = '\0';
+        else if ((size_t) n >= sizeof(detect_notes) - used)    /* cut: say so */
+                memcpy(detect_notes + sizeof(detect_notes) - 4, "...", 4);
 }
 
 static void detect(void)
@@ -345,7 +350,7 @@ sbx_code sbx_local_config_set(const sbx_local_config *cfg, sbx_error *err)
 
 sbx_code sbx_backend_detect(int32_t *backend_out, sbx_error *err)
 {
-        const struct sbx_backend *be;
+        const struct sbx_backend *be = NULL;
         sbx_code r;
 
         if (backend_out == NULL)
@@ -361,7 +366,7 @@ sbx_code sbx_backend_guarantees(int32_t backend, const sbx_plan *plan, uint32_t 
                                 int32_t *enforcement_out, sbx_error *err)
 {
         static const char fn[] = "sbx_backend_guarantees";
-        const struct sbx_backend *be;
+        const struct sbx_backend *be = NULL;
         uint32_t achieved = 0;
         int32_t enf = SBX_ENFORCEMENT_NONE;
         sbx_code r;
