@@ -205,7 +205,9 @@ SBX_API sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
 /* Append one validated event durably (one write(2) + fsync(2)).  After an
  * I/O failure the file is rolled back to its last good size and the handle
  * refuses further appends (SBX_E_IO): close and reopen to see what is on
- * disk.  Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_NOMEM. */
+ * disk.  An event that would take the file past the 64 MiB limit open
+ * enforces is refused with SBX_E_RANGE: nothing is written and the handle
+ * stays usable.  Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_RANGE, SBX_E_NOMEM. */
 SBX_API sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *event,
                                         sbx_error *err);
 /* Borrow the replayed + appended events (valid until the next append or close). */

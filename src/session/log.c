@@ -13,6 +13,10 @@
  * succeeded.  A crash can therefore leave at most one torn (unterminated)
  * line at the end of the file, which the next open reports and cuts off.
  *
+ * Size: open refuses a file above SBX__SESSION_LOG_MAX_FILE, so append
+ * refuses (SBX_E_RANGE, nothing written, handle still usable) a record
+ * that would take the file past it: the log always stays openable.
+ *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -782,6 +786,8 @@ sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *even
 {
         char line[RECORD_LINE_MAX];
         const char *step;
+        struct stat st;
+        uintmax_t size;
         size_t len = 0;
         sbx_code r;
         int e, r2;
@@ -804,6 +810,22 @@ sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *even
         r = format_record(event, line, sizeof(line), &len, err);
         if (r != SBX_OK)
                 return r;
+        /*
+         * The cap that open enforces, checked before anything is written: a
+         * log that passed it could never be opened again.  The size is the
+         * file's own (fstat), in case something else grew it, and never
+         * less than what this handle committed.
+         */
+        if (fstat(log->fd, &st) < 0)
+                return sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_append: fstat: %s",
+                                 strerror(errno));
+        size = st.st_size > log->committed ? (uintmax_t) st.st_size : (uintmax_t) log->committed;
+        if (size > (uintmax_t) SBX__SESSION_LOG_MAX_FILE ||
+            (uintmax_t) len > (uintmax_t) SBX__SESSION_LOG_MAX_FILE - size)
+                return sbx__fail(err, SBX_E_RANGE, 0,
+                                 "sbx_session_log_append: a %zu byte record would take the log "
+                                 "from %ju bytes past its %zu byte limit; nothing was written",
+                                 len, size, SBX__SESSION_LOG_MAX_FILE);
 
         step = "write";
         r2 = write_all(log->fd, line, len);

@@ -639,6 +639,114 @@ static void test_session_log__oversized_file_is_range(void **state)
         expect_open_fails(fx, fx->path, SBX_E_RANGE, "above the 67108864 byte limit", NULL);
 }
 
+/*
+ * Append `size` bytes of valid REC_RO_USER records to fd, each padded with
+ * spaces after its '{' (JSON whitespace) to at most SBX__SESSION_LOG_MAX_LINE
+ * bytes, so a file near the size cap needs only about a thousand lines.
+ * Returns the number of records.
+ */
+static size_t write_padded_records(int fd, size_t size)
+{
+        static const char rec[] = REC_RO_USER;
+        const size_t rec_len = sizeof(rec) - 1, max_line = SBX__SESSION_LOG_MAX_LINE + 1;
+        char *line = malloc(max_line);
+        size_t left = size, n = 0, len, off;
+
+        assert_non_null(line);
+        assert_true(size >= rec_len + 1);
+        while (left > 0) {
+                len = left < max_line ? left : max_line;
+                /* Never leave a remainder too short to be a record. */
+                if (left - len > 0 && left - len < rec_len + 1)
+                        len -= rec_len + 1;
+                line[0] = '{';
+                memset(line + 1, ' ', len - rec_len - 1);
+                memcpy(line + len - rec_len, rec + 1, rec_len - 1);
+                line[len - 1] = '\n';
+                for (off = 0; off < len;) {
+                        ssize_t w = write(fd, line + off, len - off);
+
+                        assert_true(w > 0);
+                        off += (size_t) w;
+                }
+                left -= len;
+                n++;
+        }
+        free(line);
+        return n;
+}
+
+static off_t file_size(const char *path)
+{
+        struct stat st;
+
+        assert_int_equal(stat(path, &st), 0);
+        return st.st_size;
+}
+
+static void test_session_log__append_past_size_cap_is_range(void **state)
+{
+        struct fixture *fx = *state;
+        const sbx_mode_event old = make_event(SBX_MODE_READ_ONLY, SBX_MODE_SOURCE_USER, 1);
+        const sbx_mode_event ev = make_event(SBX_MODE_WORKSPACE_WRITE, SBX_MODE_SOURCE_DELEGATION, 2);
+        const size_t rec = strlen(REC_WW_DELEG "\n");   /* what append writes for ev */
+        const size_t tail = 2 * sizeof(REC_RO_USER);    /* the last line, padded */
+        const size_t head = SBX__SESSION_LOG_MAX_FILE - rec + 1 - tail;
+        sbx_session_log_report rep = SBX_SESSION_LOG_REPORT_INIT;
+        const sbx_mode_event *evs = NULL;
+        sbx_session_log *log;
+        size_t n, got = 0;
+        char want[200];
+        int fd;
+
+        /* One byte too many: refused, nothing written, the handle still
+         * holds every replayed record. */
+        fd = open(fx->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        n = write_padded_records(fd, head);
+        n += write_padded_records(fd, tail);
+        assert_int_equal(close(fd), 0);
+        assert_int_equal(file_size(fx->path), (off_t) (SBX__SESSION_LOG_MAX_FILE - rec + 1));
+        log = open_ok(fx->path, NULL);
+        (void) snprintf(want, sizeof(want),
+                        "sbx_session_log_append: a %zu byte record would take the log from "
+                        "%zu bytes past its 67108864 byte limit; nothing was written",
+                        rec, SBX__SESSION_LOG_MAX_FILE - rec + 1);
+        assert_sbx_fails(sbx_session_log_append(log, &ev, err), SBX_E_RANGE, want);
+        assert_int_equal(file_size(fx->path), (off_t) (SBX__SESSION_LOG_MAX_FILE - rec + 1));
+        assert_int_equal(sbx_session_log_events(log, &evs, &got, NULL), SBX_OK);
+        assert_int_equal(got, n);
+        assert_events_equal(&evs[n - 1], &old, 1);
+        sbx_session_log_close(log);
+
+        /* One byte less (the last line loses a space): exactly at the cap
+         * is allowed; the next append is refused with the file unchanged. */
+        fd = open(fx->path, O_WRONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(ftruncate(fd, (off_t) head), 0);
+        assert_true(lseek(fd, 0, SEEK_END) == (off_t) head);
+        assert_int_equal(write_padded_records(fd, tail - 1), 1);
+        assert_int_equal(close(fd), 0);
+        log = open_ok(fx->path, NULL);
+        append_ok(log, ev);
+        assert_int_equal(file_size(fx->path), (off_t) SBX__SESSION_LOG_MAX_FILE);
+        assert_sbx_fails(sbx_session_log_append(log, &old, err), SBX_E_RANGE,
+                         "past its 67108864 byte limit; nothing was written");
+        assert_int_equal(file_size(fx->path), (off_t) SBX__SESSION_LOG_MAX_FILE);
+        sbx_session_log_close(log);
+
+        /* Still openable, and every record, the last append included, replays. */
+        log = open_ok(fx->path, &rep);
+        assert_int_equal(rep.records, n + 1);
+        assert_int_equal(rep.torn_tail, 0);
+        assert_int_equal(sbx_session_log_events(log, &evs, &got, NULL), SBX_OK);
+        assert_int_equal(got, n + 1);
+        assert_events_equal(&evs[n - 1], &old, 1);
+        assert_events_equal(&evs[n], &ev, 1);
+        sbx_session_log_close(log);
+        assert_int_equal(file_size(fx->path), (off_t) SBX__SESSION_LOG_MAX_FILE);
+}
+
 static void test_session_log__null_and_empty_arguments(void **state)
 {
         struct fixture *fx = *state;
@@ -944,6 +1052,7 @@ int main(void)
                 T(test_session_log__empty_first_and_last_lines_are_corrupt),
                 T(test_session_log__overlong_line_is_corrupt),
                 T(test_session_log__oversized_file_is_range),
+                T(test_session_log__append_past_size_cap_is_range),
                 T(test_session_log__null_and_empty_arguments),
                 T(test_session_log__invalid_event_on_append_leaves_file_unchanged),
                 T(test_session_log__symlink_path_is_refused),
