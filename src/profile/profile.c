@@ -992,7 +992,7 @@ sbx_code sbx_profile_access_for(const sbx_profile *profile, uint32_t version, co
         const char *fn = "sbx_profile_access_for";
         char shown[64];
         const char *why;
-        int32_t a;
+        int32_t a = SBX_ACCESS_DENY;    /* every branch sets it or fails */
         sbx_code c;
 
         if (profile == NULL)
