@@ -822,7 +822,7 @@ static void test_spawn_fs__kernel_knobs_not_writable(void **state)
                 set_label(f, k->backend, k->mode, NULL);
                 fx_populate(f);
                 for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-                        long before, after, want;
+                        long before, after = LONG_MIN, want;    /* unread: a change */
                         char val[32];
                         int s;
 

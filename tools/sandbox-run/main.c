@@ -680,10 +680,9 @@ struct tail {
 
 static void tail_add(struct tail *t, const char *p, size_t n)
 {
-        if (n >= TAIL_MAX) {
-                memcpy(t->buf, p + n - TAIL_MAX, TAIL_MAX);
-                t->len = TAIL_MAX;
-                return;
+        if (n > TAIL_MAX) {             /* only its last TAIL_MAX bytes are kept */
+                p += n - TAIL_MAX;
+                n = TAIL_MAX;
         }
         if (t->len + n > TAIL_MAX) {
                 size_t drop = t->len + n - TAIL_MAX;

@@ -415,7 +415,9 @@ static void check_pair(const sbx_profile *b, const sbx_profile *c, unsigned iter
                         assert_int_equal(access_of(rc, fs_kinds[k], probes[i]), ar);
 
                         /* tree: exactly the points of either profile */
-                        (void) snprintf(tree, sizeof(tree), "tree:%s", probes[i]);
+                        if (snprintf(tree, sizeof(tree), "tree:%s", probes[i]) >=
+                            (int) sizeof(tree))
+                                fail_msg("tree:%s does not fit", probes[i]);
                         if (is_point(b, probes[i]) || is_point(c, probes[i])) {
                                 assert_int_equal(access_of(r, fs_kinds[k], tree), ar);
                         } else {
