@@ -11,6 +11,12 @@
  *     torn tail is the unterminated end of the input (no '\n' in it, and
  *     preceded by '\n' or the start);
  *   - replay is deterministic: a second run gives the same result.
+ *
+ * Seeds: fuzz/corpus/session_log/ holds small valid logs (every mode and
+ * source, a torn tail, a last record without '\n', extra whitespace and
+ * another field order).  From an empty corpus libFuzzer rarely builds a
+ * whole record, so it hardly gets past the JSON parse into the record
+ * checks; .ci/run passes the seeds after the writable corpus.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
