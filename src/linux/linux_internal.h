@@ -108,10 +108,36 @@ struct sbx__bpf {
         size_t len;             /* number of instructions */
 };
 
-/* Build the escape-primitive deny list in the parent (libseccomp, every
- * local arch, kill on a foreign arch).  Errors: SBX_E_INTERNAL, SBX_E_NOMEM. */
+/* The escape-primitive deny list for the parent to hand to the child (every
+ * local arch, kill on a foreign arch): the build-time program when this
+ * process matches the table (sbx__seccomp_table_matches), else compiled by
+ * libseccomp; cached per option set.  Errors: SBX_E_INTERNAL, SBX_E_NOMEM. */
 sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
+/* Always compiles with libseccomp (no cache, no table). */
+sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 void sbx__seccomp_free(struct sbx__bpf *bpf);
+/* Where the cached program for opts came from in this process: "embedded",
+ * "compiled", or "none" (not built yet). */
+const char *sbx__seccomp_source(uint32_t opts);
+
+/* Everything a compiled program depends on besides seccomp.c itself. */
+#define SBX__SC_BUILD_ID_MAX 64
+struct sbx__sc_env {
+        uint32_t version[3];            /* libseccomp major, minor, micro */
+        uint32_t native;                /* seccomp_arch_native() */
+        uint32_t kill_process;          /* 1: the kernel has SECCOMP_RET_KILL_PROCESS */
+        uint32_t build_id_len;          /* 0: libseccomp's object has no GNU build-id */
+        uint8_t  build_id[SBX__SC_BUILD_ID_MAX];
+};
+/* This process's environment (cheap: no libseccomp compilation, one syscall). */
+void sbx__seccomp_env_get(struct sbx__sc_env *env);
+/* 1 if the build-time table exists and was generated for exactly env, else
+ * 0; *why (if why is not NULL) gets a static reason either way. */
+int sbx__seccomp_table_matches(const struct sbx__sc_env *env, const char **why);
+#ifdef SBX_SC_GENERATOR
+/* tools/seccomp-gen: write the table to path (atomically). */
+sbx_code sbx__seccomp_gen_write(const char *path, sbx_error *err);
+#endif
 /* In the child (no_new_privs must already be set): load it.  0 or -errno. */
 int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
 

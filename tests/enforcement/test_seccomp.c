@@ -19,6 +19,11 @@
  * must be killed; the pre-5.4 x86_64/x32 cross-table numbers must get
  * ENOSYS) and the personality allow-list (thousands of values) are checked.
  *
+ * The programs come from the build-time table when this process matches it
+ * (docs/performance.md); two tests check that each is byte for byte what
+ * libseccomp compiles here and that any other environment is refused, so
+ * the live tests exercise exactly what sandboxes load.
+ *
  * Every wait is bounded; nothing asserts on wall-clock time.
  */
 #include <arpa/inet.h>
@@ -72,6 +77,7 @@ extern char **environ;
 #define HIGH_BIT        (1ul << 32)
 #define NR_OPEN_TREE_ATTR 467           /* common number on every ABI but MIPS/alpha */
 #define TIMEOUT_MS      30000
+#define OPTS_ALL        (SBX__SC_DENY_INET | SBX__SC_DENY_UNIX_PATH | SBX__SC_DENY_METADATA)
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 #  define HAVE_X86_64 1
@@ -570,7 +576,7 @@ static void test_seccomp__every_option_combination_builds(void **state)
         uint32_t opts;
         (void) state;
 
-        for (opts = 0; opts < 4; opts++) {
+        for (opts = 0; opts <= OPTS_ALL; opts++) {
                 struct sbx__bpf b = { NULL, 0 };
                 const struct sock_filter *f;
                 size_t i;
@@ -589,6 +595,112 @@ static void test_seccomp__every_option_combination_builds(void **state)
                 }
                 sbx__seccomp_free(&b);
         }
+}
+
+/*
+ * The build-time table (docs/performance.md): when this process matches the
+ * record the generator wrote, every option set comes from the table, and it
+ * is byte for byte what libseccomp compiles here and now; when it does not
+ * match, every option set is compiled.  The live tests in this file then
+ * exercise whichever program sbx__seccomp_build hands out.
+ */
+static void test_seccomp__embedded_programs_equal_compiled_ones(void **state)
+{
+        struct sbx__sc_env env;
+        const char *why = NULL;
+        uint32_t opts;
+        int embedded;
+        (void) state;
+
+        sbx__seccomp_env_get(&env);
+        embedded = sbx__seccomp_table_matches(&env, &why);
+        assert_non_null(why);
+        assert_string_equal(sbx__seccomp_source(OPTS_ALL + 1), "none");
+        for (opts = 0; opts <= OPTS_ALL; opts++) {
+                struct sbx__bpf b = { NULL, 0 }, c = { NULL, 0 };
+                sbx_error e = { 0, 0, { 0 } };
+
+                build(opts, &b);
+                assert_string_equal(sbx__seccomp_source(opts), embedded ? "embedded" : "compiled");
+                if (sbx__seccomp_compile(opts, &c, &e) != SBX_OK)
+                        fail_msg("sbx__seccomp_compile(0x%x): %s", (unsigned) opts, e.message);
+                if (b.len != c.len || memcmp(b.filter, c.filter, b.len * sizeof(struct sock_filter)))
+                        fail_msg("option set 0x%x: the %s program (%zu instructions) differs from "
+                                 "the one libseccomp compiles now (%zu)", (unsigned) opts,
+                                 sbx__seccomp_source(opts), b.len, c.len);
+                sbx__seccomp_free(&b);
+                sbx__seccomp_free(&c);
+        }
+        if (!embedded)
+                not_covered(why);
+}
+
+/* Every input the record holds is checked: change any one of them and the
+ * table is refused (the process then compiles). */
+static void test_seccomp__table_refused_when_anything_differs(void **state)
+{
+        static const struct {
+                const char *field, *reason;
+        } cases[] = {
+                { "major", "version" }, { "minor", "version" }, { "micro", "version" },
+                { "native", "native" }, { "kill_process", "KILL_PROCESS" },
+                { "build_id", "build-id" }, { "build_id_len", "build-id" },
+                { "no_build_id", "build-id" },
+        };
+        const struct scmp_version *v = seccomp_version();
+        struct sbx__sc_env env, bad;
+        uint32_t action = SECCOMP_RET_KILL_PROCESS;
+        const char *why = NULL;
+        size_t i;
+        (void) state;
+
+        /* the environment is this process's */
+        sbx__seccomp_env_get(&env);
+        assert_non_null(v);
+        assert_int_equal(env.version[0], v->major);
+        assert_int_equal(env.version[1], v->minor);
+        assert_int_equal(env.version[2], v->micro);
+        assert_int_equal(env.native, seccomp_arch_native());
+        assert_int_equal(env.kill_process,
+                         syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0);
+        assert_true(env.build_id_len <= SBX__SC_BUILD_ID_MAX);
+
+        assert_int_equal(sbx__seccomp_table_matches(NULL, &why), 0);
+        assert_int_equal(sbx__seccomp_table_matches(NULL, NULL), 0);
+        if (!sbx__seccomp_table_matches(&env, &why)) {
+                not_covered(why);
+                return;
+        }
+        assert_non_null(strstr(why, "matches"));
+        for (i = 0; i < SBX__ARRAY_SIZE(cases); i++) {
+                const char *f = cases[i].field;
+
+                bad = env;
+                if (strcmp(f, "major") == 0)
+                        bad.version[0]++;
+                else if (strcmp(f, "minor") == 0)
+                        bad.version[1]++;
+                else if (strcmp(f, "micro") == 0)
+                        bad.version[2]++;
+                else if (strcmp(f, "native") == 0)
+                        bad.native ^= 1u;
+                else if (strcmp(f, "kill_process") == 0)
+                        bad.kill_process = !bad.kill_process;
+                else if (strcmp(f, "build_id") == 0)
+                        bad.build_id[bad.build_id_len - 1] ^= 0x80u;
+                else if (strcmp(f, "build_id_len") == 0)
+                        bad.build_id_len--;
+                else
+                        bad.build_id_len = 0;
+                why = NULL;
+                if (sbx__seccomp_table_matches(&bad, &why) != 0)
+                        fail_msg("the table was accepted with a different %s", f);
+                assert_non_null(why);
+                if (strstr(why, cases[i].reason) == NULL)
+                        fail_msg("a different %s was refused for \"%s\"", f, why);
+        }
+        /* and the untouched one still matches */
+        assert_int_equal(sbx__seccomp_table_matches(&env, NULL), 1);
 }
 
 /* The program, not the kernel: every local ABI gets the deny list, a
@@ -2122,6 +2234,8 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_seccomp__build_rejects_bad_arguments),
                 cmocka_unit_test(test_seccomp__every_option_combination_builds),
+                cmocka_unit_test(test_seccomp__embedded_programs_equal_compiled_ones),
+                cmocka_unit_test(test_seccomp__table_refused_when_anything_differs),
                 cmocka_unit_test(test_seccomp__filter_covers_every_local_arch),
                 cmocka_unit_test(test_seccomp__personality_allow_list_is_exact),
                 cmocka_unit_test(test_seccomp__unshare_refused_and_namespaces_unchanged),
