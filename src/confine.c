@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "runner.h"
+#include "policy/runner_start.h"
 #include "profile/profile_internal.h"
 
 struct sbx_confined_argv {
@@ -28,7 +29,7 @@ struct sbx_confined_argv {
         uint32_t achieved;              /* SBX_G_* the backend enforces */
         const char *const *denials;     /* the backend's, static */
         size_t   n_denials;
-        const sbx_runner_rule *rules;   /* static */
+        sbx_runner_rule *rules;         /* owned: sbx__runner_start_rules */
         size_t   n_rules;
 };
 
@@ -69,6 +70,7 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         const struct sbx_backend *be = NULL;
         sbx_confined_argv *c = NULL;
         sbx_plan *plan = NULL;
+        const sbx_runner_rule *base;
         char names[SBX_ERROR_SIZE];
         uint32_t achieved, missing;
         size_t n;
@@ -148,7 +150,14 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         for (n = 0; c->denials != NULL && c->denials[n] != NULL; n++)
                 ;
         c->n_denials = n;
-        c->rules = sbx__backend_runner_rules(be->id, &c->n_rules);
+        /* The backend's rules, then the runner's own failure to start
+         * (loader, exec), which names its path: argv[0]. */
+        base = sbx__backend_runner_rules(be->id, &n);
+        c->rules = sbx__runner_start_rules(base, n, c->argv[0], &c->n_rules);
+        if (c->rules == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto out;
+        }
         *out = c;
         c = NULL;
 out:
@@ -206,6 +215,7 @@ void sbx_confined_argv_free(sbx_confined_argv *c)
         if (c == NULL)
                 return;
         sbx_strv_free(c->argv);
+        free(c->rules);
         free(c);
 }
 

@@ -880,7 +880,25 @@ static int child_confine_detected(void)
         sigs = sbx_confined_argv_denial_signatures(c, &n);
         CHECK(n >= 3 && sigs != NULL);
         rules = sbx_confined_argv_runner_rules(c, &nr);
-        CHECK(nr == 1 && rules != NULL);
+        /* The backend's rule, then the runner's own start (argv[0]). */
+        CHECK(nr == 3 && rules != NULL);
+        {
+                char line[600];
+                int m = 0;
+
+                (void) snprintf(line, sizeof(line), "%s: error while loading shared libraries: "
+                                "libsandbox.so.0: cannot open shared object file", argv[0]);
+                CHECK(sbx_runner_rule_matches(&rules[1], 127, line, strlen(line), &m, NULL,
+                                              NULL) == SBX_OK && m == 1);
+                (void) snprintf(line, sizeof(line), "sh: 1: %s: not found", argv[0]);
+                CHECK(sbx_runner_rule_matches(&rules[2], 127, line, strlen(line), &m, NULL,
+                                              NULL) == SBX_OK && m == 1);
+                /* The command's own "not found" is not a runner failure. */
+                (void) snprintf(line, sizeof(line), "sandbox-run: sh: command not found");
+                for (n = 0; n < nr; n++)
+                        CHECK(sbx_runner_rule_matches(&rules[n], 127, line, strlen(line), &m,
+                                                      NULL, NULL) == SBX_OK && m == 0);
+        }
         if (b == SBX_BACKEND_NATIVE || b == SBX_BACKEND_LANDLOCK) {
                 int m = 0;
 

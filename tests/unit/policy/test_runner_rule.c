@@ -3,9 +3,15 @@
  * failure filter.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit/sbx_test.h"
+#include "policy/runner_start.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) (lit), (sizeof(lit) - 1)        /* a literal as (text, len) */
@@ -471,10 +477,265 @@ static void test_runner_rule__arguments_checked_even_for_exit_zero(void **state)
         expect_invalid(&r, 0, S("x"), 1, "fatal_signatures");
 }
 
+/* ------------------------------------------ the runner's own start */
+
+/*
+ * sbx__runner_start_rules: a confined argv's rules are the backend's plus
+ * two naming its runner (argv[0]): the loader cannot load it (127), or it
+ * cannot be executed (126 / 127).  The command's own 126 / 127 never
+ * matches.
+ */
+static const int32_t native_codes[] = { 125 };
+static const char *const native_fatal[] = { "cannot start sandbox runner" };
+
+static sbx_runner_rule *start_rules(const char *runner, size_t *n)
+{
+        sbx_runner_rule base = SBX_RUNNER_RULE_INIT, *rules;
+
+        base.allowed_exit_codes = native_codes;
+        base.n_allowed_exit_codes = N(native_codes);
+        base.fatal_signatures = native_fatal;
+        base.n_fatal_signatures = N(native_fatal);
+        rules = sbx__runner_start_rules(&base, 1, runner, n);
+        assert_non_null(rules);
+        assert_int_equal(*n, 3);
+        assert_ptr_equal(rules[0].fatal_signatures, native_fatal);     /* base first */
+        assert_int_equal(rules[0].n_allowed_exit_codes, 1);
+        return rules;
+}
+
+/* The first rule that matches, or -1. */
+static int which_rule(const sbx_runner_rule *rules, size_t n, int code, const char *text,
+                      size_t len)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++)
+                if (match(&rules[i], code, text, len) != NULL)
+                        return (int) i;
+        return -1;
+}
+
+static void test_runner_rule__runner_start_lines(void **state)
+{
+        static const struct {
+                int code;
+                const char *text;
+                int rule;               /* -1: not a runner failure */
+        } cases[] = {
+                /* The runner itself: the loader, then the exec, as sh,
+                 * bash and GNU env (C and UTF-8 quotes) report them. */
+                { 127, "/opt/sbx/bin/sandbox-run: error while loading shared libraries: "
+                       "libsandbox.so.0: cannot open shared object file: No such file or "
+                       "directory\n", 1 },
+                { 127, "sh: 1: /opt/sbx/bin/sandbox-run: not found\n", 2 },
+                { 127, "sh: 1: exec: /opt/sbx/bin/sandbox-run: not found\n", 2 },
+                { 127, "bash: /opt/sbx/bin/sandbox-run: No such file or directory\n", 2 },
+                { 126, "sh: 1: /opt/sbx/bin/sandbox-run: Permission denied\n", 2 },
+                { 126, "bash: /opt/sbx/bin/sandbox-run: cannot execute binary file: Exec "
+                       "format error\n", 2 },
+                { 127, "env: '/opt/sbx/bin/sandbox-run': No such file or directory\n", 2 },
+                { 126, "env: \xe2\x80\x98/opt/sbx/bin/sandbox-run\xe2\x80\x99: Permission "
+                       "denied\n", 2 },
+                { 127, "timeout: failed to run command \xe2\x80\x98/opt/sbx/bin/sandbox-run"
+                       "\xe2\x80\x99: No such file or directory\n", 2 },
+                { 125, "sandbox-run: cannot start sandbox runner: bad flag\n", 0 },
+                /* The command's own 126 / 127: the runner's report of a
+                 * command it cannot start, a shell's, the command's own
+                 * loader failure. */
+                { 127, "sandbox-run: nosuchcmd: command not found\n", -1 },
+                { 127, "sandbox-run: /w/tool: No such file or directory\n", -1 },
+                { 126, "sandbox-run: /w/run.sh: Permission denied\n", -1 },
+                { 127, "sh: 1: nosuchcmd: not found\n", -1 },
+                { 127, "/w/bin/tool: error while loading shared libraries: libfoo.so.1: "
+                       "cannot open shared object file: No such file or directory\n", -1 },
+                /* Another path that only starts like the runner's. */
+                { 127, "sh: 1: /opt/sbx/bin/sandbox-run-helper: not found\n", -1 },
+                { 127, "/opt/sbx/bin/sandbox-runner: error while loading shared libraries: "
+                       "x\n", -1 },
+                /* The runner's lines with another status are not ours. */
+                { 1, "/opt/sbx/bin/sandbox-run: error while loading shared libraries: x\n",
+                  -1 },
+                { 126, "/opt/sbx/bin/sandbox-run: error while loading shared libraries: x\n",
+                  -1 },
+                { 2, "bash: /opt/sbx/bin/sandbox-run: No such file or directory\n", -1 },
+                { 0, "sh: 1: /opt/sbx/bin/sandbox-run: not found\n", -1 },
+        };
+        sbx_runner_rule *rules;
+        size_t n, i;
+        (void) state;
+
+        rules = start_rules("/opt/sbx/bin/sandbox-run", &n);
+        for (i = 0; i < N(cases); i++) {
+                int got = which_rule(rules, n, cases[i].code, cases[i].text,
+                                     strlen(cases[i].text));
+
+                if (got != cases[i].rule)
+                        fail_msg("case %zu (exit %d, \"%s\"): rule %d, want %d", i,
+                                 cases[i].code, cases[i].text, got, cases[i].rule);
+        }
+        free(rules);
+}
+
+/* Fixtures for the real runs: a temp dir holding copies of /bin/true. */
+static char rt_dir[64];
+
+static void rt_path(char *buf, size_t n, const char *name)
+{
+        if (snprintf(buf, n, "%s/%s", rt_dir, name) >= (int) n)
+                fail_msg("path too long");
+}
+
+/* A copy of /bin/true that the loader cannot start: its libc.so.6 is
+ * renamed to libQ.so.6, which does not exist. */
+static void write_unloadable(const char *path, mode_t mode)
+{
+        static char img[4 << 20];
+        const char from[] = "libc.so.6", to[] = "libQ.so.6";
+        size_t len = 0, i, hits = 0;
+        ssize_t r;
+        int fd;
+
+        fd = open("/bin/true", O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        while ((r = read(fd, img + len, sizeof(img) - len)) > 0)
+                len += (size_t) r;
+        close(fd);
+        assert_true(len > 0 && len < sizeof(img));
+        for (i = 0; i + sizeof(from) <= len; i++)
+                if (memcmp(img + i, from, sizeof(from)) == 0) {     /* with its NUL */
+                        memcpy(img + i, to, sizeof(to));
+                        hits++;
+                }
+        if (hits == 0)
+                fail_msg("/bin/true names no libc.so.6: cannot build the fixture");
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, img, len), (ssize_t) len);
+        assert_int_equal(fchmod(fd, mode), 0);
+        close(fd);
+}
+
+/* Run argv with LC_ALL=lc_all; its stderr into buf.  Returns the exit
+ * status (a signal fails the test). */
+static int run_capture(const char *const argv[], const char *lc_all, char *buf, size_t bufsz,
+                       size_t *len)
+{
+        int p[2], status = 0;
+        ssize_t r;
+        pid_t pid;
+
+        assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                if (dup2(p[1], 2) < 0 || setenv("LC_ALL", lc_all, 1) != 0)
+                        _exit(121);
+                execv(argv[0], (char *const *) argv);
+                _exit(122);
+        }
+        close(p[1]);
+        *len = 0;
+        while ((r = read(p[0], buf + *len, bufsz - 1 - *len)) > 0)
+                *len += (size_t) r;
+        buf[*len] = '\0';
+        close(p[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_true(WEXITSTATUS(status) != 121 && WEXITSTATUS(status) != 122);
+        return WEXITSTATUS(status);
+}
+
+/* Run argv and check its status and whether the rules call it a runner
+ * failure. */
+static void expect_run(const sbx_runner_rule *rules, size_t n, const char *const argv[],
+                       const char *lc_all, int want_status, int want_runner_failure)
+{
+        char buf[4096];
+        size_t len;
+        int st = run_capture(argv, lc_all, buf, sizeof(buf), &len);
+        int got = which_rule(rules, n, st, buf, len) >= 0;
+
+        if (st != want_status || got != want_runner_failure)
+                fail_msg("%s %s %s (LC_ALL=%s): exit %d (want %d), stderr \"%s\": %s a runner "
+                         "failure", argv[0], argv[1] != NULL ? argv[1] : "",
+                         argv[1] != NULL && argv[2] != NULL ? argv[2] : "", lc_all, st,
+                         want_status, buf, got ? "is" : "is not");
+}
+
+static void test_runner_rule__runner_that_cannot_start_is_recognised(void **state)
+{
+        char tmpl[] = "/tmp/sbx-runstart-XXXXXX";
+        char runner[128], tool[128], lookalike[128];
+        sbx_runner_rule *rules;
+        size_t n;
+        (void) state;
+
+        assert_non_null(mkdtemp(tmpl));
+        (void) snprintf(rt_dir, sizeof(rt_dir), "%s", tmpl);
+        rt_path(runner, sizeof(runner), "sandbox-run");
+        rt_path(tool, sizeof(tool), "tool");
+        rt_path(lookalike, sizeof(lookalike), "sandbox-run-helper");
+        rules = start_rules(runner, &n);
+
+        {
+                /* The loader cannot load the runner: exec'd directly (the
+                 * host's own spawn) and through a shell. */
+                const char *const direct[] = { runner, "--sbx-stage2", NULL };
+                const char *const via_sh[] = { "/bin/sh", "-c", "\"$1\" --sbx-stage2", "sh",
+                                               runner, NULL };
+
+                write_unloadable(runner, 0755);
+                expect_run(rules, n, direct, "C", 127, 1);
+                expect_run(rules, n, via_sh, "C", 127, 1);
+        }
+        {
+                /* Not executable: 126 from sh and env. */
+                const char *const via_sh[] = { "/bin/sh", "-c", "\"$1\"", "sh", runner, NULL };
+                const char *const via_env[] = { "/usr/bin/env", runner, NULL };
+
+                assert_int_equal(chmod(runner, 0644), 0);
+                expect_run(rules, n, via_sh, "C", 126, 1);
+                expect_run(rules, n, via_env, "C", 126, 1);
+                expect_run(rules, n, via_env, "C.UTF-8", 126, 1);
+        }
+        {
+                /* Gone: 127 from sh and env. */
+                const char *const via_sh[] = { "/bin/sh", "-c", "\"$1\"", "sh", runner, NULL };
+                const char *const via_env[] = { "/usr/bin/env", runner, NULL };
+
+                assert_int_equal(unlink(runner), 0);
+                expect_run(rules, n, via_sh, "C", 127, 1);
+                expect_run(rules, n, via_env, "C", 127, 1);
+                expect_run(rules, n, via_env, "C.UTF-8", 127, 1);
+        }
+        {
+                /* The command's own 127s are not the runner's: a command
+                 * the loader cannot start, a command not found, and a
+                 * missing path that only starts with the runner's. */
+                const char *const own_loader[] = { tool, NULL };
+                const char *const not_found[] = { "/bin/sh", "-c", "sbx-no-such-command-7",
+                                                  NULL };
+                const char *const lookalike_sh[] = { "/bin/sh", "-c", "\"$1\"", "sh", lookalike,
+                                                     NULL };
+
+                write_unloadable(tool, 0755);
+                expect_run(rules, n, own_loader, "C", 127, 0);
+                expect_run(rules, n, not_found, "C", 127, 0);
+                expect_run(rules, n, lookalike_sh, "C", 127, 0);
+                assert_int_equal(unlink(tool), 0);
+        }
+        free(rules);
+        assert_int_equal(rmdir(rt_dir), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_runner_rule__seed_example_matches),
+                cmocka_unit_test(test_runner_rule__runner_start_lines),
+                cmocka_unit_test(test_runner_rule__runner_that_cannot_start_is_recognised),
                 cmocka_unit_test(test_runner_rule__second_signature_matches),
                 cmocka_unit_test(test_runner_rule__exit_zero_never_matches),
                 cmocka_unit_test(test_runner_rule__exit_code_not_in_list),
