@@ -753,7 +753,7 @@ SBX_API const sbx_runner_rule *sbx_confined_argv_runner_rules(const sbx_confined
 #define SBX_EXIT_RUNNER_FAILURE 125
 
 typedef struct sbx_spawn_options {
-        uint32_t version;               /* SBX_SPAWN_OPTIONS_VERSION */
+        uint32_t version;               /* SBX_SPAWN_OPTIONS_VERSION (1 still accepted) */
         int32_t  backend;               /* SBX_BACKEND_AUTO = the detected one */
         const char *cwd;                /* NULL = the workspace root */
         const char *const *envp;        /* environment to filter; NULL = environ */
@@ -766,29 +766,61 @@ typedef struct sbx_spawn_options {
                                          * cgroup, else RLIMIT_NPROC; root
                                          * without a cgroup fails closed */
         uint32_t flags;                 /* 0 */
+        /* ---- version 2 ---- */
+        int32_t  stdin_fd;              /* becomes the child's fd 0; -1 = inherit */
+        int32_t  stdout_fd;             /* fd 1; -1 = inherit */
+        int32_t  stderr_fd;             /* fd 2; -1 = inherit */
+        uint64_t timeout_ms;            /* 0 = none; else the whole process tree is
+                                         * killed this long after the spawn */
 } sbx_spawn_options;
-#define SBX_SPAWN_OPTIONS_VERSION 1u
+#define SBX_SPAWN_OPTIONS_VERSION 2u
 #define SBX_SPAWN_OPTIONS_INIT \
-        { SBX_SPAWN_OPTIONS_VERSION, SBX_BACKEND_AUTO, NULL, NULL, NULL, 0, 0, 0, 0 }
+        { SBX_SPAWN_OPTIONS_VERSION, SBX_BACKEND_AUTO, NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, 0 }
+/* Fill *opts as SBX_SPAWN_OPTIONS_INIT does (for binding generators). */
+SBX_API void sbx_spawn_options_init(sbx_spawn_options *opts);
 
 typedef struct sbx_child sbx_child;
 
 /*
  * Start argv (argv[0] is searched in PATH of the filtered environment)
  * confined by plan.  Every preparation happens here; the child only
- * applies it.  If any step the plan needs fails, the command does not run
- * and the error names the step.  Errors: SBX_E_INVALID,
- * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_IO, SBX_E_NOMEM, SBX_E_INTERNAL.
+ * applies it.  A plan whose command.execute is Deny or Gated never runs.
+ * If any step the plan needs fails, the command does not run and the error
+ * names the step; every wait for the child's setup is bounded.  With
+ * SBX_BACKEND_AUTO, a rung the environment refuses (e.g. no user
+ * namespaces) is remembered as unusable and the next one is tried, never
+ * one that enforces less than the plan requires.
+ * Errors: SBX_E_INVALID, SBX_E_GRANT_DENIED, SBX_E_GRANT_REQUIRED,
+ * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_NOT_FOUND, SBX_E_IO, SBX_E_NOMEM,
+ * SBX_E_INTERNAL.  Thread-safety: safe (any number of threads at once;
+ * the host's SIGCHLD disposition and reapers do not matter: the child
+ * signals no SIGCHLD and only this handle reaps it).
  */
 SBX_API sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
 SBX_API int32_t sbx_child_pid(const sbx_child *child);
-/* Wait for the child; *wstatus_out as waitpid(2).  Removes scratch. */
+/* A descriptor that becomes readable (POLLIN) when the child has exited,
+ * for event loops; then call sbx_child_try_wait.  -1 when there is none
+ * (a kernel without pidfds) or the child was reaped.  Borrowed. */
+SBX_API int sbx_child_pollfd(const sbx_child *child);
+/* Wait for the child (up to the spawn's timeout, which kills the whole
+ * tree); *wstatus_out as waitpid(2).  Removes scratch. */
 SBX_API sbx_code sbx_child_wait(sbx_child *child, int *wstatus_out, sbx_error *err);
+/* Non-blocking: *done_out = 1 and *wstatus_out once the child was reaped
+ * (also when its timeout just expired: the tree is killed and reaped
+ * here), else *done_out = 0. */
+SBX_API sbx_code sbx_child_try_wait(sbx_child *child, int *done_out, int *wstatus_out,
+                                    sbx_error *err);
+/* Send sig to the child's process tree; SIGKILL ends all of it.  A child
+ * already reaped is not an error.  Errors: SBX_E_INVALID, SBX_E_IO. */
+SBX_API sbx_code sbx_child_kill(sbx_child *child, int sig, sbx_error *err);
+/* 1 if the spawn's timeout ended the child. */
+SBX_API int sbx_child_timed_out(const sbx_child *child);
 /* What this spawn enforced (required, achieved, enforcement). */
 SBX_API sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out,
                                   sbx_error *err);
-/* Kill the child's process tree if still running, reap it, remove scratch. */
+/* Kill the child's process tree if still running, reap it (bounded),
+ * remove scratch. */
 SBX_API void sbx_child_free(sbx_child *child);
 
 /*

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Access bits of a filesystem rule. */
 #define SBX__FS_READ  (1u << 0)
@@ -92,6 +92,16 @@ extern const size_t sbx__plan_n_env_allow;
  * Pure.
  */
 int sbx__plan_env_allowed(const struct sbx_plan *plan, const char *name);
+
+/*
+ * The one environment filter (env.c): the entries of `src` that pass
+ * sbx__plan_env_allowed, then HOME=home and TMPDIR=tmpdir when not NULL
+ * (replacing the caller's; without a replacement a sandboxed plan drops
+ * the caller's HOME and TMPDIR, a direct plan keeps them).  A
+ * NULL-terminated malloc'd vector (sbx_strv_free), NULL on ENOMEM.
+ */
+char **sbx__plan_env(const struct sbx_plan *plan, const char *const *src, const char *home,
+                     const char *tmpdir);
 
 /*
  * The rule that decides for canonical path `path`: the deepest rule

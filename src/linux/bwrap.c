@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "runner.h"
+#include "backend/backend.h"
+#include "linux/ladder.h"
 #include "paths/paths_internal.h"
 
 extern char **environ;
@@ -315,32 +315,15 @@ sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
         return SBX_OK;
 }
 
-/* The caller's home directory, canonical, malloc'd; NULL if unknown. */
+/* The caller's home, as every backend resolves it (paths/lookup.c);
+ * NULL if unknown or unresolvable (bwrap then hides nothing extra). */
 static char *caller_home(const char *const *envp)
 {
-        const char *h = NULL;
-        char *canon = NULL, *buf = NULL;
-        struct passwd pw, *res = NULL;
-        size_t i;
-        long sz;
+        char *h = NULL;
 
-        for (i = 0; envp != NULL && envp[i] != NULL; i++)
-                if (strncmp(envp[i], "HOME=", 5) == 0)
-                        h = envp[i] + 5;
-        if (h == NULL || h[0] != '/') {
-                h = NULL;
-                sz = sysconf(_SC_GETPW_R_SIZE_MAX);
-                if (sz < 1024 || sz > 1 << 20)
-                        sz = 16384;
-                buf = malloc((size_t) sz);
-                if (buf != NULL && getpwuid_r(geteuid(), &pw, buf, (size_t) sz, &res) == 0 &&
-                    res != NULL && pw.pw_dir != NULL && pw.pw_dir[0] == '/')
-                        h = pw.pw_dir;
-        }
-        if (h != NULL && sbx_path_canonical(h, &canon, NULL) != SBX_OK)
-                canon = sbx__strdup(h);
-        free(buf);
-        return canon;
+        if (sbx__caller_home(envp, &h) < 0)
+                return NULL;
+        return h;
 }
 
 /* ------------------------------------------------------ process start */
@@ -353,165 +336,59 @@ struct start {
         const int         *keep;        /* become 3, 4, ... */
         size_t             n_keep;
         int                new_session;
+        pid_t              parent;
 };
 
-static void close_span(unsigned lo, unsigned hi, unsigned maxfd)
-{
-        unsigned fd;
-
-        if (lo > hi)
-                return;
-#ifdef SYS_close_range
-        if (syscall(SYS_close_range, lo, hi, 0) == 0)
-                return;
-#endif
-        for (fd = lo; fd <= hi && fd < maxfd; fd++)
-                (void) close((int) fd);
-}
-
 /* In the child: async-signal-safe only.  Never returns. */
-static void child_exec(const struct start *st, const int *tmp_keep, int err_w, pid_t parent,
-                       unsigned maxfd) SBX__NORETURN;
-static void child_exec(const struct start *st, const int *tmp_keep, int err_w, pid_t parent,
-                       unsigned maxfd)
+static void child_exec(void *arg, struct sbx__chan *ch) SBX__NORETURN;
+static void child_exec(void *arg, struct sbx__chan *ch)
 {
-        struct sigaction dfl;
-        sigset_t none;
-        size_t i;
-        int e, sig, lo;
+        const struct start *st = arg;
+        int r;
 
-        memset(&dfl, 0, sizeof(dfl));
-        dfl.sa_handler = SIG_DFL;
-        for (sig = 1; sig < NSIG; sig++)
-                (void) sigaction(sig, &dfl, NULL);
-        sigemptyset(&none);
-        (void) sigprocmask(SIG_SETMASK, &none, NULL);
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                goto fail;
-        if (getppid() != parent) {
-                errno = ESRCH;
-                goto fail;
-        }
-        if (st->new_session && setsid() < 0)
-                goto fail;
+        sbx__child_reset_signals();
+        if (sbx__child_at(ch, STEP_PDEATHSIG) || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                sbx__child_fail(ch, STEP_PDEATHSIG, errno, 0);
+        if (getppid() != st->parent)
+                sbx__child_fail(ch, STEP_PDEATHSIG, ESRCH, 0);
+        if (st->new_session && (sbx__child_at(ch, STEP_SETSID) || setsid() < 0))
+                sbx__child_fail(ch, STEP_SETSID, errno, 0);
         /* bwrap passes no seccomp program, so keyctl stays callable inside:
          * give it a fresh, empty session keyring instead of the caller's. */
         if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 && errno != ENOSYS)
-                goto fail;
-        for (i = 0; i < 3; i++) {
-                if (st->stdio[i] < 0)
-                        continue;
-                if (dup2(st->stdio[i], (int) i) < 0)
-                        goto fail;
-        }
-        for (i = 0; i < st->n_keep; i++)
-                if (dup2(tmp_keep[i], 3 + (int) i) < 0)
-                        goto fail;
-        lo = 3 + (int) st->n_keep;
-        close_span((unsigned) lo, (unsigned) err_w - 1, maxfd);
-        close_span((unsigned) err_w + 1, ~0U, maxfd);
+                sbx__child_fail(ch, STEP_CAPS, errno, 0);
+        if ((r = sbx__child_arrange_fds(ch, NULL, st->stdio, st->keep, st->n_keep)) < 0)
+                sbx__child_fail(ch, STEP_FDS, r, 0);
+        (void) sbx__child_at(ch, STEP_EXEC);
         execve(st->path, st->argv, st->envp);
-fail:
-        e = errno;
-        while (write(err_w, &e, sizeof(e)) < 0 && errno == EINTR)
-                ;
-        _exit(127);
+        sbx__child_fail(ch, STEP_EXEC, errno, 0);
 }
 
-/* fork + exec; *pid_out on success.  Errors: SBX_E_IO (names what). */
-static sbx_code start_process(const struct start *st, const char *what, pid_t *pid_out,
+/* Start the process through the one launcher; *proc on success (its
+ * channel closed).  Errors: SBX_E_IO (names what). */
+static sbx_code start_process(struct start *st, const char *what, struct sbx__proc *proc,
                               sbx_error *err)
 {
-        int tmp_keep[64], tmp_stdio[3] = { -EBADF, -EBADF, -EBADF };
-        int errp[2] = { -EBADF, -EBADF }, err_w = -EBADF;
-        struct start local = *st;
-        sigset_t all, old;
-        struct rlimit rl;
-        unsigned maxfd = 65536;
-        size_t i, n_tmp = 0;
-        sbx_code r = SBX_OK;
-        pid_t parent = getpid(), pid;
-        ssize_t n;
-        int e = 0, floor;
+        struct sbx__child_report rep;
+        int r;
 
-        if (st->n_keep > SBX__ARRAY_SIZE(tmp_keep))
+        if (st->n_keep > 64)
                 return sbx__fail(err, SBX_E_RANGE, 0, "%s: more than 64 fds to pass", what);
-        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-            rl.rlim_cur < (1u << 20))
-                maxfd = (unsigned) rl.rlim_cur;
-        /* Every fd the child rearranges lives above its target range, so
-         * no dup2 clobbers a source that is still needed. */
-        floor = 3 + (int) st->n_keep;
-        for (i = 0; i < st->n_keep; i++, n_tmp++) {
-                tmp_keep[i] = fcntl(st->keep[i], F_DUPFD_CLOEXEC, floor);
-                if (tmp_keep[i] < 0) {
-                        r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot duplicate keep_fds[%zu]",
-                                      what, i);
-                        goto out;
-                }
+        st->parent = getpid();
+        r = sbx__launch(0, 0, child_exec, st, proc);
+        if (r < 0)
+                return sbx__fail(err, SBX_E_IO, -r, "%s: cannot start a process: %s", what,
+                                 strerror(-r));
+        r = sbx__launch_wait_exec(proc, &rep);
+        if (r != 0) {
+                sbx__proc_abort(proc);
+                if (r < 0 && r != -ETIMEDOUT)
+                        rep.err = -r;
+                return sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%.200s\": %s",
+                                 what, st->path, strerror(rep.err));
         }
-        for (i = 0; i < 3; i++) {
-                if (st->stdio[i] < 0)
-                        continue;
-                tmp_stdio[i] = fcntl(st->stdio[i], F_DUPFD_CLOEXEC, floor);
-                if (tmp_stdio[i] < 0) {
-                        r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot duplicate stdio", what);
-                        goto out;
-                }
-                local.stdio[i] = tmp_stdio[i];
-        }
-        if (pipe2(errp, O_CLOEXEC) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a pipe", what);
-                goto out;
-        }
-        err_w = fcntl(errp[1], F_DUPFD_CLOEXEC, floor);
-        if (err_w < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot duplicate a pipe", what);
-                goto out;
-        }
-        (void) close(errp[1]);
-        errp[1] = -EBADF;
-
-        sigfillset(&all);
-        (void) pthread_sigmask(SIG_SETMASK, &all, &old);
-        pid = fork();
-        if (pid == 0)
-                child_exec(&local, tmp_keep, err_w, parent, maxfd);
-        e = errno;
-        (void) pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (pid < 0) {
-                r = sbx__fail(err, SBX_E_IO, e, "%s: fork failed: %s", what, strerror(e));
-                goto out;
-        }
-        (void) close(err_w);
-        err_w = -EBADF;
-        do
-                n = read(errp[0], &e, sizeof(e));
-        while (n < 0 && errno == EINTR);
-        if (n != 0) {
-                /* The child reported a failure before exec. */
-                if (n != (ssize_t) sizeof(e))
-                        e = EIO;
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-                r = sbx__fail(err, SBX_E_IO, e, "%s: cannot execute \"%.200s\": %s", what,
-                              st->path, strerror(e));
-                goto out;
-        }
-        *pid_out = pid;
-out:
-        for (i = 0; i < n_tmp; i++)
-                (void) close(tmp_keep[i]);
-        for (i = 0; i < 3; i++)
-                if (tmp_stdio[i] >= 0)
-                        (void) close(tmp_stdio[i]);
-        if (errp[0] >= 0)
-                (void) close(errp[0]);
-        if (errp[1] >= 0)
-                (void) close(errp[1]);
-        if (err_w >= 0)
-                (void) close(err_w);
-        return r;
+        sbx__proc_close_channel(proc);
+        return SBX_OK;
 }
 
 /* ----------------------------------------------------------------- probe */
@@ -532,28 +409,19 @@ static void probe_fail(const char *fmt, ...)
         va_end(ap);
 }
 
-/* Wait for pid at most timeout_ms, then kill it.  The wait status, or -1
- * on timeout. */
-static int wait_bounded(pid_t pid, int timeout_ms)
+/* Wait for the probe at most timeout_ms, then kill it.  The wait status,
+ * or -1 on timeout. */
+static int wait_bounded(struct sbx__proc *proc, int timeout_ms)
 {
-        struct timespec step = { 0, 5 * 1000 * 1000 };
-        int status = 0, waited = 0;
-        pid_t p;
+        int status = 0;
 
-        for (;;) {
-                p = waitpid(pid, &status, WNOHANG);
-                if (p == pid)
-                        return status;
-                if (p < 0 && errno != EINTR)
-                        return -1;
-                if (waited >= timeout_ms)
-                        break;
-                (void) nanosleep(&step, NULL);
-                waited += 5;
+        if (sbx__proc_reap(proc, timeout_ms, &status) == 0) {
+                if (proc->pidfd >= 0)
+                        (void) close(proc->pidfd);
+                proc->pidfd = -1;
+                return status;
         }
-        (void) kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+        sbx__proc_abort(proc);
         return -1;
 }
 
@@ -576,7 +444,7 @@ static void probe_run(void)
         sbx_error e = { 0, 0, { 0 } };
         char out[160];
         int devnull = -EBADF, pipefd[2] = { -EBADF, -EBADF }, status, r;
-        pid_t pid;
+        struct sbx__proc proc;
         ssize_t n = 0;
 
         r = sbx__which(runner != NULL ? runner : "bwrap", path, &bwrap_bin);
@@ -603,13 +471,13 @@ static void probe_run(void)
         st.stdio[1] = devnull;
         st.stdio[2] = pipefd[1];
         st.new_session = 1;
-        if (start_process(&st, "bwrap probe", &pid, &e) != SBX_OK) {
+        if (start_process(&st, "bwrap probe", &proc, &e) != SBX_OK) {
                 probe_fail("%s", e.message);
                 goto out;
         }
         (void) close(pipefd[1]);
         pipefd[1] = -EBADF;
-        status = wait_bounded(pid, PROBE_TIMEOUT_MS);
+        status = wait_bounded(&proc, PROBE_TIMEOUT_MS);
         /* bwrap's own complaint, if any (it fits in the pipe buffer). */
         (void) fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
         n = read(pipefd[0], out, sizeof(out) - 1);
@@ -688,7 +556,7 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         char *envp[2] = { NULL, NULL };
         struct start st;
         sbx_child *child = NULL;
-        pid_t pid = -1;
+        struct sbx__proc proc;
         sbx_code r;
         size_t i;
         int rc;
@@ -714,16 +582,13 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
          * the sandbox either (the host is shown at the same paths, or less
          * of it).  A name with a '/' is bwrap's to resolve (relative to the
          * working directory); so are other errors (EACCES...). */
-        if (strchr(argv[0], '/') == NULL) {
-                rc = sbx__which(argv[0], path_value, &found);
-                free(found);
-                if (rc == -ENOENT)
-                        return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT,
-                                         "%s: command \"%.200s\" not found in PATH", fn,
-                                         argv[0]);
-                if (rc == -ENOMEM)
-                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-        }
+        rc = sbx__command_lookup(argv[0], src_env, &found);
+        free(found);
+        if (rc == -ENOMEM)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        if (rc == -ENOENT)
+                return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT,
+                                 "%s: command \"%.200s\" not found in PATH", fn, argv[0]);
 
         home = caller_home(src_env);
         r = sbx__bwrap_build(plan, bwrap_bin, argv, src_env, home,
@@ -744,14 +609,17 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         st.path = bwrap_bin;
         st.argv = bargv;
         st.envp = envp;
-        st.stdio[0] = st.stdio[1] = st.stdio[2] = -1;
+        st.stdio[0] = opts->stdin_fd;
+        st.stdio[1] = opts->stdout_fd;
+        st.stdio[2] = opts->stderr_fd;
         st.keep = opts->keep_fds;
         st.n_keep = opts->n_keep_fds;
         st.new_session = 1;
-        r = start_process(&st, "sbx_spawn (bwrap)", &pid, err);
+        r = start_process(&st, "sbx_spawn (bwrap)", &proc, err);
         if (r != SBX_OK)
                 goto out;
-        child->pid = pid;
+        child->pid = proc.pid;
+        child->pidfd = proc.pidfd;
         child->required = plan->required;
         /* This spawn closed every fd but stdio and keep_fds before exec. */
         child->achieved = sbx__bwrap_guarantees(plan) | SBX_G_FD_ISOLATION;

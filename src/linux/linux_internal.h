@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "compile/plan_internal.h"
 
 /* Filesystem access bits of a rule: SBX__FS_READ / WRITE / EXEC from the plan. */
@@ -158,14 +158,110 @@ int sbx__cgroup_attach(char *const *dirs, pid_t pid);
 /* Kill what is left inside and remove the cgroup (bounded retries). */
 void sbx__cgroup_destroy(const char *dir);
 
-/* --------------------------------------------------------------- spawn.c */
+/* -------------------------------------------------------------- launch.c */
 
-/* Test-only fault injection: make spawn step `step` (1 .. the last step;
- * 0 = off) fail with EPERM in the next spawns, to prove each step fails
- * closed.  Process-wide; never set outside tests. */
+/*
+ * The one launcher every Linux spawn goes through (rung 1, rung 2, bwrap,
+ * the unconfined direct spawn).  The child is a raw clone3 (clone where
+ * clone3 is missing) -- never glibc fork(), so no atfork handler and no
+ * allocator lock of another host thread is touched -- with exit signal 0
+ * and a pidfd: a host that ignores SIGCHLD (auto-reaping) or reaps with
+ * waitpid(-1) cannot take the child away, and event loops poll the pidfd.
+ * Signals are blocked across clone; the child resets every disposition.
+ */
+
+/* What a child reports before _exit(127) when a step fails. */
+struct sbx__child_report {
+        int32_t step;
+        int32_t err;
+        int32_t index;
+};
+
+/* The child's end of the setup channel. */
+struct sbx__chan {
+        int err_w;                      /* O_CLOEXEC: EOF once execve succeeded */
+        int sync_r;                     /* the go byte arrives here; -1 = not held */
+        volatile int32_t *progress;     /* shared page: the step the child is in */
+        int fail_step;                  /* test-only: this step fails with EPERM */
+        int hang_step;                  /* test-only: this step blocks */
+};
+
+/* The parent's end. */
+struct sbx__proc {
+        pid_t    pid;
+        int      pidfd;                 /* -1 on kernels without CLONE_PIDFD */
+        int      err_r;
+        int      sync_w;                /* -1 unless held */
+        int32_t *shared;                /* the progress page */
+};
+
+/* Runs in the child; never returns (it execs or sbx__child_fail()s). */
+typedef void (*sbx__child_fn)(void *arg, struct sbx__chan *ch);
+
+/* Start fn(arg) in a new process with the namespaces in ns_flags
+ * (CLONE_NEW*).  hold: the child waits in sbx__child_wait_go() until
+ * sbx__launch_release().  0 or -errno (nothing left behind). */
+int sbx__launch(uint64_t ns_flags, int hold, sbx__child_fn fn, void *arg, struct sbx__proc *out);
+/* Let a held child go.  0 or -errno. */
+int sbx__launch_release(struct sbx__proc *p);
+/* Wait, bounded by the setup timeout, until the child exec'd (0), reported
+ * a failed step (1, *rep filled) or ran out of time (-ETIMEDOUT, rep->step
+ * = the step it was in).  Other -errno: the channel broke. */
+int sbx__launch_wait_exec(struct sbx__proc *p, struct sbx__child_report *rep);
+/* Reap, waiting at most timeout_ms (-1 = no bound, 0 = poll).  0 with
+ * *status, -ETIMEDOUT (still running), -errno. */
+int sbx__proc_reap(struct sbx__proc *p, int timeout_ms, int *status);
+/* SIGKILL and reap (bounded); then close.  For a child that failed. */
+void sbx__proc_abort(struct sbx__proc *p);
+/* Close the parent's channel fds and the page (not the pidfd). */
+void sbx__proc_close_channel(struct sbx__proc *p);
+
+/* The setup timeout in ms (default 30000); test-only setter. */
+int sbx__launch_timeout(void);
+void sbx__launch_set_timeout(int ms);
+
+/* ----- child side: async-signal-safe ----- */
+
+/* Record that the child is at `step`; blocks for ever if it is the
+ * test-only hang step.  Returns 1 if the step must fail (fault injection). */
+int sbx__child_at(struct sbx__chan *ch, int step);
+void sbx__child_fail(const struct sbx__chan *ch, int step, int e, int index) SBX__NORETURN;
+/* Default dispositions for every signal, nothing blocked. */
+void sbx__child_reset_signals(void);
+/* Wait for the go byte of a held child.  0 or -errno. */
+int sbx__child_wait_go(struct sbx__chan *ch);
+/* A fork-like raw clone with exit signal SIGCHLD (the init's command
+ * process).  As fork(2): the pid, 0 in the child, -1 + errno. */
+pid_t sbx__clone_fork(void);
+/* Place stdio[i] (>= 0) on fd i and keep[] on 3, 4, ...; move the channel
+ * (and *extra_fd, if >= 0) above them; mark the rest close-on-exec.
+ * 0 or -errno. */
+int sbx__child_arrange_fds(struct sbx__chan *ch, int *extra_fd, const int stdio[3],
+                           const int *keep, size_t n_keep);
+
+/* Test-only fault injection, process-wide, never set outside tests:
+ * step (1 .. the last; 0 = off) fails with EPERM, or blocks (hang). */
 void sbx__fault_inject(int step);
+void sbx__fault_hang(int step);
+/* 1 while a fault is injected (an injected refusal is not the
+ * environment's: detection does not move down the chain for it). */
+int sbx__fault_active(void);
 /* The text a failing step is reported with ("mounting the staging tmpfs"),
  * or NULL past the last step. */
 const char *sbx__step_name(int step);
+
+/* ------------------------------------------------ bwrap (src/linux/bwrap.c) */
+
+/*
+ * The bwrap argv for plan, deterministic for given inputs (the golden
+ * tests call it directly): `bwrap` the binary (argv[0]), `envp` the
+ * environment the --setenv list is taken from, `home` the caller's
+ * canonical home directory (NULL = none known), `cwd` a --chdir target
+ * (NULL = inherit the caller's).  It lstat()s rule paths (a missing one is
+ * skipped).  Errors: SBX_E_INVALID, SBX_E_IO, SBX_E_RANGE, SBX_E_NOMEM.
+ */
+sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
+                          const char *const *argv, const char *const *envp, const char *home,
+                          const char *cwd, char ***argv_out, sbx_error *err);
 
 #endif /* SBX_LINUX_INTERNAL_H */

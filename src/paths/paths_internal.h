@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /*
  * 1 if `path` equals `root` or lies below it, comparing whole components:
@@ -38,5 +38,46 @@ sbx_code sbx__path_canonical_buf(const char *fn, const char *what, const char *p
  * entry NULL or not absolute) before touching anything.
  */
 sbx_code sbx__roots_collapse(char **v, size_t n, size_t *n_out);
+
+/* ----------------------------------------------------------- lookup.c */
+
+/* The PATH searched when the environment has none. */
+#define SBX__DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/*
+ * Resolve a program: a name with a '/' must be absolute and is used as is;
+ * a bare name is searched in `path_list` (a PATH value; NULL or empty =
+ * SBX__DEFAULT_PATH; relative entries are skipped).  The result must be an
+ * executable regular file.  *out is malloc'd.  0, -ENOENT (not found),
+ * -EINVAL (relative with a slash), -EACCES / other -errno (not
+ * executable), -ENOMEM.
+ */
+int sbx__which(const char *name, const char *path_list, char **out);
+
+/* The value of `name` in envp (the last entry wins), or NULL. */
+const char *sbx__env_get(const char *const *envp, const char *name);
+
+/*
+ * The command a sandbox runs, as every backend looks it up: a name with a
+ * '/' is used as is (a relative one resolves in the sandbox's working
+ * directory); a bare name is searched with sbx__which in the PATH of
+ * `envp` (the environment the command gets).  The sandbox shows host files
+ * at their own paths, so the host's answer names the same file.
+ */
+int sbx__command_lookup(const char *argv0, const char *const *envp, char **out);
+
+/*
+ * The caller's home directory, as every backend hides it: HOME from envp
+ * when absolute, else the password database's entry for the effective
+ * uid, made canonical (realpath) so the hidden path is the one the kernel
+ * resolves.  0 with *out malloc'd, 0 with *out NULL when there is none or
+ * it does not exist, -errno when it exists but cannot be resolved (the
+ * caller fails closed), -ENOMEM.
+ */
+int sbx__caller_home(const char *const *envp, char **out);
+
+/* rmtree.c: remove the directory tree at path (scratch cleanup); never
+ * follows symlinks out of it.  0 (also when it does not exist) or -errno. */
+int sbx__rm_rf(const char *path);
 
 #endif /* SBX_PATHS_INTERNAL_H */

@@ -6,7 +6,7 @@
 #ifndef SBX_POLICY_INTERNAL_H
 #define SBX_POLICY_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 struct sbx_policy_service {
         int32_t default_mode;

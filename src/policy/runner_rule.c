@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* ------------------------------------------------------------- helpers */
 

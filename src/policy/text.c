@@ -8,7 +8,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #define SBX__ESC 0x1b
 #define SBX__BEL 0x07

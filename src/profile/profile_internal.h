@@ -6,7 +6,7 @@
 #ifndef SBX_PROFILE_INTERNAL_H
 #define SBX_PROFILE_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* At most this many additional roots in a profile (sbx_profile_new and the
  * result of sbx_profile_restrict): SBX_E_RANGE beyond. */

@@ -5,7 +5,7 @@
 #ifndef SBX_SESSION_INTERNAL_H
 #define SBX_SESSION_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 /*
  * Limits that keep a hostile or damaged log from exhausting memory.  A

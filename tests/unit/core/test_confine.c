@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "unit/sbx_test.h"
-#include "runner.h"
+#include "compile/runner_args.h"
+#include "linux/linux_internal.h"
+#include "backend/backend.h"
 
 static char base[64];   /* canonical temp dir, not below /tmp, /run or $HOME */
 

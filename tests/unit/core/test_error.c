@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "unit/sbx_test.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static void test_error__every_code_has_a_name_and_text(void **state)
 {

@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "unit/sbx_test.h"
-#include "runner.h"
+#include "compile/runner_args.h"
+#include "linux/linux_internal.h"
+#include "backend/backend.h"
+#include "paths/paths_internal.h"
 
 static char base[64];
 

@@ -73,4 +73,31 @@ void sbx__path_pop(char *buf, size_t *o);
  * (relative, empty, "..") or SBX_E_RANGE (does not fit). */
 sbx_code sbx__path_clean(const char *path, int allow_dotdot, char *out, size_t outsz);
 
+/* ------------------------------------------------------ string vectors */
+
+/* A growable, NULL-terminated vector of malloc'd strings.  A failed push
+ * marks the vector failed; sbx__strv_finish then returns NULL. */
+struct sbx__strv {
+        char  **v;
+        size_t  n, cap;
+        int     failed;
+};
+#define SBX__STRV_INIT { NULL, 0, 0, 0 }
+
+void sbx__strv_push(struct sbx__strv *s, const char *str);
+/* Push the concatenation a + b. */
+void sbx__strv_push2(struct sbx__strv *s, const char *a, const char *b);
+/* The vector (NULL-terminated, free with sbx_strv_free), or NULL after an
+ * allocation failure (everything freed).  *n_out (may be NULL) the count. */
+char **sbx__strv_finish(struct sbx__strv *s, size_t *n_out);
+void sbx__strv_discard(struct sbx__strv *s);
+
+/* ------------------------------------------------------------- helpers */
+
+/* secure_getenv where the C library has it (glibc), else getenv unless
+ * the process is set-id. */
+const char *sbx__secure_getenv(const char *name);
+
+
+
 #endif /* SBX_INTERNAL_H */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 sbx_code sbx__fail(sbx_error *err, sbx_code code, int sys_errno, const char *fmt, ...)
 {

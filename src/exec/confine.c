@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "runner.h"
+#include "backend/backend.h"
+#include "exec/exec.h"
 #include "policy/runner_start.h"
 #include "profile/profile_internal.h"
 
@@ -92,17 +92,9 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         if (r != SBX_OK)
                 return r;
         /* Confine carries no grants: a Gated command stays closed. */
-        if (plan->command == SBX_ACCESS_DENY) {
-                r = sbx__fail(err, SBX_E_GRANT_DENIED, 0,
-                              "%s: command.execute is denied by the profile", fn);
+        r = sbx__admit(plan, fn, err);
+        if (r != SBX_OK)
                 goto out;
-        }
-        if (plan->command != SBX_ACCESS_ALLOW) {
-                r = sbx__fail(err, SBX_E_GRANT_REQUIRED, 0,
-                              "%s: command.execute is gated and Confine holds no grant; use "
-                              "the executor with a command.start grant", fn);
-                goto out;
-        }
 
         r = sbx__backend_chosen(&be, err);
         if (r != SBX_OK)

@@ -1,5 +1,5 @@
 /*
- * platform.c - the only file that knows which backends exist: their
+* table.c - the only file that knows which backends exist: their
  * vtables, the detection chain (run once, pthread_once), the process-wide
  * local config (the seed's LocalConfig), the SBX_BACKEND override, and the
  * per-backend runner failure rules.
@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "runner.h"
+#include "backend/backend.h"
 
 /* ---------------------------------------------------- the unavailable */
 
@@ -70,6 +69,26 @@ static sbx_code unavailable_spawn(const struct sbx_plan *plan, const char *const
         return unavailable_fail(err);
 }
 
+static int unavailable_wait(sbx_child *child, int timeout_ms, int *status)
+{
+        (void) child;
+        (void) timeout_ms;
+        (void) status;
+        return -ECHILD;
+}
+
+static int unavailable_kill(sbx_child *child, int sig)
+{
+        (void) child;
+        (void) sig;
+        return -ESRCH;
+}
+
+static void unavailable_release(sbx_child *child)
+{
+        (void) child;
+}
+
 /* ------------------------------------------------------------ vtables */
 
 /* stderr substrings that mean "the sandbox said no" (EACCES, EROFS, EPERM
@@ -81,25 +100,46 @@ static const char *const no_denials[] = { NULL };
 
 static const struct sbx_backend backend_unavailable = {
         SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_guarantees,
-        unavailable_confine, unavailable_spawn, no_denials,
+        unavailable_confine, unavailable_spawn, unavailable_wait, unavailable_kill,
+        unavailable_release, no_denials,
 };
 
 #if defined(__linux__)
 static const struct sbx_backend backend_native = {
         SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_guarantees,
-        sbx__runner_confine_native, sbx__native_spawn, linux_denials,
+        sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
+        sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
 
 static const struct sbx_backend backend_landlock = {
         SBX_BACKEND_LANDLOCK, "landlock", sbx__landlock_probe, sbx__landlock_guarantees,
-        sbx__runner_confine_landlock, sbx__landlock_spawn, linux_denials,
+        sbx__runner_confine_landlock, sbx__landlock_spawn, sbx__linux_child_wait,
+        sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
 
 static const struct sbx_backend backend_bwrap = {
         SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_guarantees,
-        sbx__bwrap_confine, sbx__bwrap_spawn, linux_denials,
+        sbx__bwrap_confine, sbx__bwrap_spawn, sbx__linux_child_wait,
+        sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
+};
+
+/* Direct (unconfined, acknowledged) plans: not a sandbox, never chosen by
+ * detection; reported as backend "auto" with nothing enforced. */
+static const struct sbx_backend backend_direct = {
+        SBX_BACKEND_AUTO, "direct", unavailable_probe, unavailable_guarantees,
+        unavailable_confine, sbx__direct_spawn, sbx__linux_child_wait,
+        sbx__linux_child_kill, sbx__linux_child_release, no_denials,
 };
 #endif
+
+const struct sbx_backend *sbx__backend_direct(void)
+{
+#if defined(__linux__)
+        return &backend_direct;
+#else
+        return &backend_unavailable;
+#endif
+}
 
 /* The detection chain, strongest first; `unavailable` ends it. */
 static const struct sbx_backend *const chain[] = {
@@ -204,7 +244,10 @@ static int detect_started;              /* under cfg_lock: the config is frozen 
 static int32_t cfg_backend = SBX_BACKEND_AUTO;
 static char *cfg_runner;                /* never freed once detection started */
 
-static const struct sbx_backend *chosen;        /* NULL: detection failed closed */
+static const struct sbx_backend *chosen;        /* NULL: detection failed closed;
+                                                 * later writes under cfg_lock */
+static int forced_backend;                      /* 1: no fallback */
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;       /* detect_notes */
 static sbx_code chosen_code = SBX_E_SANDBOX_UNAVAILABLE;
 static char chosen_msg[SBX_ERROR_SIZE];
 
@@ -264,6 +307,7 @@ static void detect(void)
                         return;
                 }
                 chosen = be;
+                forced_backend = 1;
                 return;
         }
         for (i = 0; i < SBX__ARRAY_SIZE(chain); i++) {
@@ -279,10 +323,58 @@ static void detect(void)
 
 sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err)
 {
+        const struct sbx_backend *be;
+
         (void) pthread_once(&detect_once, detect);
-        if (chosen == NULL)
+        (void) pthread_mutex_lock(&cfg_lock);
+        be = chosen;
+        (void) pthread_mutex_unlock(&cfg_lock);
+        if (be == NULL)
                 return sbx__fail(err, chosen_code, 0, "%s", chosen_msg);
-        *out = chosen;
+        *out = be;
+        return SBX_OK;
+}
+
+int sbx__backend_forced(void)
+{
+        (void) pthread_once(&detect_once, detect);
+        return forced_backend;
+}
+
+sbx_code sbx__backend_fell_back(const struct sbx_backend *failed,
+                                const struct sbx_backend **out, sbx_error *err)
+{
+        const struct sbx_backend *next = NULL;
+        sbx_error e;
+        size_t i, at = SBX__ARRAY_SIZE(chain);
+
+        (void) pthread_once(&detect_once, detect);
+        if (forced_backend || failed == NULL)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                 "the forced backend cannot run here");
+        for (i = 0; i < SBX__ARRAY_SIZE(chain); i++)
+                if (chain[i] == failed)
+                        at = i;
+        /* Only strictly weaker rows, and only those whose cheap check
+         * passes; the caller still refuses one that enforces less than
+         * the plan requires. */
+        (void) pthread_mutex_lock(&fallback_lock);
+        for (i = at + 1; i < SBX__ARRAY_SIZE(chain) && next == NULL; i++) {
+                memset(&e, 0, sizeof(e));
+                if (chain[i]->probe(&e) == SBX_OK)
+                        next = chain[i];
+                else
+                        note(chain[i]->name, e.message[0] != '\0' ? e.message : "probe failed");
+        }
+        (void) pthread_mutex_unlock(&fallback_lock);
+        if (next == NULL)
+                next = &backend_unavailable;
+        (void) pthread_mutex_lock(&cfg_lock);
+        if (chosen == failed)
+                chosen = next;
+        next = chosen;
+        (void) pthread_mutex_unlock(&cfg_lock);
+        *out = next;
         return SBX_OK;
 }
 

@@ -1,0 +1,112 @@
+/*
+ * backend.h - the interface every enforcement backend implements (the
+ * vtable of STYLE.md 37) and the child handle its spawn fills.  Like
+ * libgit2's sys/ headers, OS backends include this file to implement it;
+ * only src/backend/table.c knows which backends exist, and OS code never
+ * calls the table or anything in src/exec/.  Not installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_BACKEND_H
+#define SBX_BACKEND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/internal.h"
+#include "compile/plan_internal.h"
+
+struct sbx_backend {
+        int32_t     id;                 /* sbx_backend_id */
+        const char *name;               /* "native", "landlock", "bwrap", "unavailable" */
+        /* Cheap: what the backend needs is present.  SBX_OK = try it.  The
+         * first real spawn is the real test (detection by doing). */
+        sbx_code  (*probe)(sbx_error *err);
+        /* SBX_G_* this backend achieves for plan (hardening extras included). */
+        uint32_t  (*guarantees)(const struct sbx_plan *plan);
+        /* argv rewriting: runner + profile args + "--" + argv, malloc'd
+         * NULL-terminated vector (free with sbx_strv_free). */
+        sbx_code  (*confine)(const struct sbx_plan *plan, const sbx_profile *profile,
+                             const char *runner, const char *const *argv,
+                             char ***argv_out, sbx_error *err);
+        /* Start argv under the plan; opts already validated. */
+        sbx_code  (*spawn)(const struct sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+        /* Reap the child, waiting at most timeout_ms (-1 = no bound, 0 =
+         * poll): 0 with *status (a wait status), -ETIMEDOUT, -errno. */
+        int       (*wait)(sbx_child *child, int timeout_ms, int *status);
+        /* Send sig to the child's process tree (SIGKILL: all of it).
+         * 0 or -errno. */
+        int       (*kill)(sbx_child *child, int sig);
+        /* After the reap (or for a child that never ran): remove what the
+         * spawn left on the host, close the pollable descriptor. */
+        void      (*release)(sbx_child *child);
+        const char *const *denial_signatures;   /* NULL-terminated */
+};
+
+/* The backend for id (never NULL for a valid id; NULL otherwise). */
+const struct sbx_backend *sbx__backend_get(int32_t id);
+/* The row that runs direct (unconfined, acknowledged) plans on this OS. */
+const struct sbx_backend *sbx__backend_direct(void);
+/* The detected (or forced) backend; runs detection once. */
+sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err);
+/* `failed` could not set up a sandbox in this environment (its probe now
+ * says so): detection moves down the chain.  *out is the next choice. */
+sbx_code sbx__backend_fell_back(const struct sbx_backend *failed,
+                                const struct sbx_backend **out, sbx_error *err);
+/* 1 if the backend was forced (local config or $SBX_BACKEND). */
+int sbx__backend_forced(void);
+/* The forced runner command, or NULL. */
+const char *sbx__runner_command(void);
+/* The runner failure rules of a backend (NULL/0 for unknown ids and for
+ * unavailable).  Static, never freed. */
+const sbx_runner_rule *sbx__backend_runner_rules(int32_t backend, size_t *n_out);
+
+/* A running (or finished) confined child, whatever the backend. */
+struct sbx_child {
+        const struct sbx_backend *be;   /* the row that started it */
+        pid_t    pid;           /* the process the backend waits for */
+        int      pidfd;         /* pollable, -1 where there is none */
+        int32_t  backend;       /* sbx_backend_id */
+        uint32_t required;      /* SBX_G_* the plan required */
+        uint32_t achieved;      /* SBX_G_* this spawn enforced */
+        int      waited;        /* 1 once reaped */
+        int      status;        /* wait status once reaped */
+        int      timed_out;     /* 1 if the timeout ended it */
+        int64_t  deadline_ms;   /* CLOCK_MONOTONIC ms; 0 = none */
+        int      monitor;       /* Linux rung 2: a subreaper monitor is the top */
+        char    *scratch;       /* host scratch directory to remove, or NULL */
+        char    *cgroup[2];     /* cgroup directories to remove, or NULL */
+};
+
+/* Allocate a zeroed child (pid -1, pidfd -1); NULL on ENOMEM. */
+sbx_child *sbx__child_new(int32_t backend);
+
+/* ----- Linux rows (src/linux/) ----- */
+sbx_code sbx__native_probe(sbx_error *err);
+sbx_code sbx__landlock_probe(sbx_error *err);
+uint32_t sbx__native_guarantees(const struct sbx_plan *plan);
+uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan);
+sbx_code sbx__native_spawn(const struct sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+sbx_code sbx__landlock_spawn(const struct sbx_plan *plan, const char *const *argv,
+                             const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+int sbx__linux_child_wait(sbx_child *child, int timeout_ms, int *status);
+int sbx__linux_child_kill(sbx_child *child, int sig);
+void sbx__linux_child_release(sbx_child *child);
+sbx_code sbx__runner_confine_native(const struct sbx_plan *plan, const sbx_profile *profile,
+                                    const char *runner, const char *const *argv,
+                                    char ***argv_out, sbx_error *err);
+sbx_code sbx__runner_confine_landlock(const struct sbx_plan *plan, const sbx_profile *profile,
+                                      const char *runner, const char *const *argv,
+                                      char ***argv_out, sbx_error *err);
+sbx_code sbx__bwrap_probe(sbx_error *err);
+uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan);
+sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *profile,
+                            const char *runner, const char *const *argv,
+                            char ***argv_out, sbx_error *err);
+sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
+                          const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+
+#endif /* SBX_BACKEND_H */

@@ -1,0 +1,146 @@
+/*
+ * spawn.c - the public spawn entry: argument and option checks, the one
+ * admission check, the backend choice (detection by doing: a rung the
+ * environment refuses is remembered and the next one tried), the
+ * guarantee check, the deadline.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "exec/exec.h"
+
+void sbx_spawn_options_init(sbx_spawn_options *opts)
+{
+        static const sbx_spawn_options init = SBX_SPAWN_OPTIONS_INIT;
+
+        if (opts != NULL)
+                *opts = init;
+}
+
+static int fd_open(int fd)
+{
+        return fd >= 0 && fcntl(fd, F_GETFD) >= 0;
+}
+
+sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char *fn,
+                                      sbx_spawn_options *out, sbx_error *err)
+{
+        size_t i;
+
+        sbx_spawn_options_init(out);
+        if (opts == NULL)
+                return SBX_OK;
+        if (opts->version != 1 && opts->version != SBX_SPAWN_OPTIONS_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "%s: unsupported options version %u (use SBX_SPAWN_OPTIONS_INIT)",
+                                 fn, (unsigned) opts->version);
+        /* Version 1 ends at flags: read nothing past it. */
+        out->backend = opts->backend;
+        out->cwd = opts->cwd;
+        out->envp = opts->envp;
+        out->keep_fds = opts->keep_fds;
+        out->n_keep_fds = opts->n_keep_fds;
+        out->memory_max = opts->memory_max;
+        out->pids_max = opts->pids_max;
+        out->flags = opts->flags;
+        if (opts->version >= 2) {
+                out->stdin_fd = opts->stdin_fd;
+                out->stdout_fd = opts->stdout_fd;
+                out->stderr_fd = opts->stderr_fd;
+                out->timeout_ms = opts->timeout_ms;
+        }
+        if (out->flags != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
+                                 (unsigned) out->flags);
+        if (out->n_keep_fds > 0 && out->keep_fds == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: keep_fds is NULL", fn);
+        if (out->n_keep_fds > 64)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: more than 64 keep_fds", fn);
+        for (i = 0; i < out->n_keep_fds; i++)
+                if (!fd_open(out->keep_fds[i]))
+                        return sbx__fail(err, SBX_E_INVALID, EBADF, "%s: keep_fds[%zu] is not open",
+                                         fn, i);
+        if ((out->stdin_fd != -1 && !fd_open(out->stdin_fd)) ||
+            (out->stdout_fd != -1 && !fd_open(out->stdout_fd)) ||
+            (out->stderr_fd != -1 && !fd_open(out->stderr_fd)))
+                return sbx__fail(err, SBX_E_INVALID, EBADF,
+                                 "%s: stdin_fd, stdout_fd and stderr_fd must be -1 or open", fn);
+        if (out->cwd != NULL && out->cwd[0] != '/')
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd must be absolute", fn);
+        if (out->timeout_ms > (uint64_t) 1000 * 60 * 60 * 24 * 365)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: timeout_ms is more than a year", fn);
+        return SBX_OK;
+}
+
+sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spawn_options *opts,
+                   sbx_child **out, sbx_error *err)
+{
+        const char *fn = "sbx_spawn";
+        const struct sbx_backend *be = NULL;
+        sbx_spawn_options o;
+        sbx_child *child = NULL;
+        uint32_t achieved;
+        sbx_code r;
+        size_t tries;
+
+        if (plan == NULL || argv == NULL || out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: plan, argv and out must not be NULL", fn);
+        if (argv[0] == NULL || argv[0][0] == '\0')
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: argv[0] is missing", fn);
+        r = sbx__spawn_options_normalize(opts, fn, &o, err);
+        if (r != SBX_OK)
+                return r;
+        r = sbx__admit(plan, fn, err);
+        if (r != SBX_OK)
+                return r;
+
+        if (plan->direct) {
+                be = sbx__backend_direct();
+        } else if (o.backend == SBX_BACKEND_AUTO) {
+                r = sbx__backend_chosen(&be, err);
+                if (r != SBX_OK)
+                        return r;
+        } else {
+                be = sbx__backend_get(o.backend);
+                if (be == NULL)
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: invalid backend %d", fn,
+                                         (int) o.backend);
+                r = be->probe(err);
+                if (r != SBX_OK)
+                        return r;
+        }
+        for (tries = 0; tries < 8; tries++) {
+                if (!plan->direct) {
+                        achieved = be->guarantees(plan);
+                        if ((achieved & plan->required) != plan->required)
+                                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                                 "%s: the %s backend cannot enforce every guarantee "
+                                                 "the profile requires (missing 0x%x); refusing to "
+                                                 "run less confined", fn, be->name,
+                                                 (unsigned) (plan->required & ~achieved));
+                }
+                r = be->spawn(plan, argv, &o, &child, err);
+                if (r == SBX_OK)
+                        break;
+                /* Detection by doing: the environment refused this rung
+                 * (its cheap check now fails); try the next one. */
+                if (r != SBX_E_SANDBOX_UNAVAILABLE || plan->direct ||
+                    o.backend != SBX_BACKEND_AUTO || sbx__backend_forced() ||
+                    be->probe(NULL) == SBX_OK)
+                        return r;
+                r = sbx__backend_fell_back(be, &be, err);
+                if (r != SBX_OK)
+                        return r;
+        }
+        if (child == NULL)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: no backend could start "
+                                 "the sandbox", fn);
+        child->be = be;
+        if (o.timeout_ms > 0)
+                child->deadline_ms = sbx__now_ms() + (int64_t) o.timeout_ms;
+        *out = child;
+        return SBX_OK;
+}

@@ -1,0 +1,320 @@
+/*
+ * child.c - the child of both rungs, between clone and execve: only
+ * async-signal-safe code on data the parent prepared (raw syscalls, no
+ * malloc, no stdio, no locks).  A failing step is reported as (step,
+ * errno, index) on the launcher's channel before _exit(127).
+ *
+ * Rung 1 is pid 1 of a new pid namespace and stays on as a confined init
+ * that forwards signals, reaps and runs the command as pid 2; rung 2 runs
+ * the command under a confined subreaper monitor when no cgroup tracks it
+ * (or when a timeout is asked for).  Both get their second process from a
+ * raw clone (sbx__clone_fork), never glibc fork().
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "linux/ladder.h"
+
+#ifndef __WALL
+#  define __WALL 0x40000000
+#endif
+
+static int drop_caps(int cap_last)
+{
+        struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+        struct __user_cap_data_struct data[2];
+        int i;
+
+        /* Lock root out of regaining capabilities, when we may. */
+        (void) prctl(PR_SET_SECUREBITS, 0x2f /* NOROOT, NO_SETUID_FIXUP, KEEP_CAPS locked */);
+        for (i = 0; i <= cap_last; i++)
+                if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 && errno != EINVAL && errno != EPERM)
+                        return -errno;
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                return -errno;
+        memset(data, 0, sizeof(data));
+        if (syscall(SYS_capset, &hdr, data) < 0)
+                return -errno;
+        return 0;
+}
+
+static int loopback_up(void)
+{
+        struct ifreq ifr;
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = 0;
+
+        if (fd < 0)
+                return -errno;
+        memset(&ifr, 0, sizeof(ifr));
+        memcpy(ifr.ifr_name, "lo", 3);
+        if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+                r = -errno;
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        if (r == 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+                r = -errno;
+        close(fd);
+        return r;
+}
+
+/* ----------------------------------------------- init / subreaper monitor */
+
+static volatile pid_t init_command_pid;
+static volatile sig_atomic_t init_timed_out;
+
+static void init_forward(int sig)
+{
+        if (init_command_pid > 0)
+                (void) kill(init_command_pid, sig);
+}
+
+/* The timeout, or the host's "kill the tree" request (SIGALRM from
+ * sbx_child_kill on rung 2): the command goes, the init reaps and ends. */
+static void init_alarm(int sig)
+{
+        (void) sig;
+        init_timed_out = 1;
+        if (init_command_pid > 0)
+                (void) kill(init_command_pid, SIGKILL);
+}
+
+/* Kill and reap every child of this (subreaper) process until none is
+ * left, reading the live ones from /proc/thread-self/children.  Bounded;
+ * async-signal-safe. */
+static void kill_orphans(void)
+{
+        char buf[4096];
+        int round, fd;
+        ssize_t n;
+
+        for (round = 0; round < 1000; round++) {
+                long pid = 0;
+                int any = 0, i;
+
+                while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+                        ;
+                fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return;
+                n = read(fd, buf, sizeof(buf) - 1);
+                close(fd);
+                if (n <= 0)
+                        return;                 /* no children left */
+                buf[n] = '\0';
+                for (i = 0; i <= n; i++) {
+                        if (buf[i] >= '0' && buf[i] <= '9') {
+                                pid = pid * 10 + (buf[i] - '0');
+                                continue;
+                        }
+                        if (pid > 0) {
+                                (void) kill((pid_t) pid, SIGKILL);
+                                any = 1;
+                        }
+                        pid = 0;
+                }
+                if (!any)
+                        return;
+                while (waitpid(-1, NULL, __WALL) > 0)
+                        ;
+        }
+}
+
+/*
+ * The rung-1 init (pid 1 of the sandbox's pid namespace) or the rung-2
+ * monitor, already confined like the command.  It starts the command,
+ * forwards the catchable termination signals to it, reaps every orphan,
+ * enforces the timeout, and exits with the command's exit code (128 +
+ * signal when the command was killed, as a shell reports it).  When a
+ * rung-1 init exits, the kernel kills whatever is left in the namespace.
+ * Returns only in the command's process.
+ */
+static void run_init(struct sbx__prep *p)
+{
+        static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+                                   SIGWINCH, SIGCONT };
+        struct sigaction sa;
+        sigset_t all, none;
+        pid_t pid, w;
+        size_t i;
+        int st;
+
+        /* The init is a copy of the caller's address space (secrets,
+         * environment, heap) that never execs.  Non-dumpable, its
+         * /proc/1/{environ,mem,maps} are closed to the command, which runs
+         * as the same user in the same namespace; the command's own execve
+         * makes it dumpable again. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                sbx__child_fail(&p->ch, STEP_CAPS, errno, 0);
+        /* Handlers are in place before the command exists, and no signal
+         * is taken until then. */
+        sigfillset(&all);
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &all, NULL);
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = init_forward;
+        sigfillset(&sa.sa_mask);
+        for (i = 0; i < SBX__ARRAY_SIZE(fwd); i++)
+                (void) sigaction(fwd[i], &sa, NULL);
+        sa.sa_handler = init_alarm;
+        (void) sigaction(SIGALRM, &sa, NULL);
+
+        pid = sbx__child_at(&p->ch, STEP_FORK) ? -1 : sbx__clone_fork();
+        if (pid < 0)
+                sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
+        if (pid == 0) {
+                sbx__child_reset_signals();
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        sbx__child_fail(&p->ch, STEP_PDEATHSIG, errno, 0);
+                return;
+        }
+        init_command_pid = pid;
+        /* The command reports its own exec failure; init keeps no fd. */
+        (void) syscall(SYS_close_range, 3U, ~0U, 0U);
+        if (p->timeout_ms > 0) {
+                struct itimerval it;
+
+                memset(&it, 0, sizeof(it));
+                it.it_value.tv_sec = (time_t) (p->timeout_ms / 1000);
+                it.it_value.tv_usec = (suseconds_t) (p->timeout_ms % 1000) * 1000;
+                (void) setitimer(ITIMER_REAL, &it, NULL);
+        }
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        for (;;) {
+                w = waitpid(-1, &st, __WALL);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                if (w == pid)
+                        break;
+        }
+        /* Rung 2 (a subreaper, not a namespace init): whatever the command
+         * left behind was reparented to us; kill it before reporting. */
+        if (p->rung == 2)
+                kill_orphans();
+        if (init_timed_out)
+                _exit(128 + SIGKILL);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+/* ------------------------------------------------------------ the child */
+
+#define AT(step) sbx__child_at(&p->ch, (step))
+
+static void rung1_root(struct sbx__prep *p)
+{
+        size_t i;
+        int r;
+
+        if ((r = AT(STEP_SETGROUPS) ? -EPERM : sbx__write_text("/proc/self/setgroups", "deny")) < 0 &&
+            r != -ENOENT)
+                sbx__child_fail(&p->ch, STEP_SETGROUPS, r, 0);
+        if ((r = AT(STEP_UID_MAP) ? -EPERM : sbx__write_text("/proc/self/uid_map", p->uid_map)) < 0)
+                sbx__child_fail(&p->ch, STEP_UID_MAP, r, 0);
+        if ((r = AT(STEP_GID_MAP) ? -EPERM : sbx__write_text("/proc/self/gid_map", p->gid_map)) < 0)
+                sbx__child_fail(&p->ch, STEP_GID_MAP, r, 0);
+        if (AT(STEP_MAKE_PRIVATE) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                sbx__child_fail(&p->ch, STEP_MAKE_PRIVATE, errno, 0);
+        if (AT(STEP_BASE_TMPFS) ||
+            mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+                sbx__child_fail(&p->ch, STEP_BASE_TMPFS, errno, 0);
+        if (AT(STEP_BASE_DIRS) || mkdir("/tmp/newroot", 0755) < 0 || mkdir("/tmp/oldroot", 0755) < 0)
+                sbx__child_fail(&p->ch, STEP_BASE_DIRS, errno, 0);
+        if (AT(STEP_PIVOT_BASE) ||
+            syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") < 0 || chdir("/") < 0)
+                sbx__child_fail(&p->ch, STEP_PIVOT_BASE, errno, 0);
+        for (i = 0; i < p->n_ops; i++) {
+                r = AT(STEP_MOUNT_OP) ? -EPERM : sbx__run_op(&p->ops[i], p->ruleset_fd);
+                if (r < 0 && !(p->ops[i].optional && (r == -ENOENT || r == -ENOTDIR)))
+                        sbx__child_fail(&p->ch, STEP_MOUNT_OP, r, (int) i);
+        }
+        if (AT(STEP_PIVOT_ROOT) || chdir("/newroot") < 0 ||
+            syscall(SYS_pivot_root, ".", ".") < 0 ||
+            umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+                sbx__child_fail(&p->ch, STEP_PIVOT_ROOT, errno, 0);
+        if (p->net_ns && (AT(STEP_LOOPBACK) ? (r = -EPERM) : (r = loopback_up())) < 0)
+                sbx__child_fail(&p->ch, STEP_LOOPBACK, r, 0);
+}
+
+void sbx__ladder_child(void *arg, struct sbx__chan *ch)
+{
+        struct sbx__prep *p = arg;
+        size_t i;
+        int r;
+
+        p->ch = *ch;
+        /* Default dispositions, nothing blocked: the command starts clean
+         * (signals stayed blocked since clone, so no host handler ran). */
+        if (AT(STEP_SIGNALS))
+                sbx__child_fail(&p->ch, STEP_SIGNALS, errno, 0);
+        sbx__child_reset_signals();
+        if (AT(STEP_PDEATHSIG) || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                sbx__child_fail(&p->ch, STEP_PDEATHSIG, errno, 0);
+        /* Rung 2: the parent may already be gone.  Rung 1 is pid 1 of its
+         * namespace (getppid() is 0); the sync byte below covers it. */
+        if (p->rung == 2 && getppid() != p->parent_pid)
+                sbx__child_fail(&p->ch, STEP_PDEATHSIG, ESRCH, 0);
+        /* Wait until the parent has placed us in cgroups etc. */
+        if (AT(STEP_SYNC) ? (r = -EPERM) : (r = sbx__child_wait_go(&p->ch)))
+                sbx__child_fail(&p->ch, STEP_SYNC, r, 0);
+        if (AT(STEP_SETSID) || setsid() < 0)
+                sbx__child_fail(&p->ch, STEP_SETSID, errno, 0);
+
+        if (p->rung == 1) {
+                rung1_root(p);
+        } else {
+                for (i = 0; i < p->n_ops; i++) {
+                        r = AT(STEP_LANDLOCK_ADD) ? -EPERM : sbx__run_op(&p->ops[i], p->ruleset_fd);
+                        if (r < 0 && !(p->ops[i].optional && (r == -ENOENT || r == -ENOTDIR)))
+                                sbx__child_fail(&p->ch, STEP_LANDLOCK_ADD, r, (int) i);
+                }
+        }
+        if (AT(STEP_CHDIR) || chdir(p->cwd) < 0)
+                sbx__child_fail(&p->ch, STEP_CHDIR, errno, 0);
+        if (AT(STEP_CAPS) ? (r = -EPERM) : (r = drop_caps(p->cap_last)))
+                sbx__child_fail(&p->ch, STEP_CAPS, r, 0);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                sbx__child_fail(&p->ch, STEP_CAPS, errno, 0);
+        if (AT(STEP_LANDLOCK) ? (r = -EPERM)
+                              : (r = p->ruleset_fd >= 0 ? sbx__landlock_enforce_child(p->ruleset_fd) : 0))
+                sbx__child_fail(&p->ch, STEP_LANDLOCK, r, 0);
+        if (AT(STEP_SECCOMP) ? (r = -EPERM) : (r = sbx__seccomp_load_child(&p->bpf)))
+                sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
+        /* Rung 1: we are pid 1 of the new pid namespace, and pid 1 ignores
+         * every signal it has no handler for.  Stay as a confined init that
+         * forwards signals and reaps, and run the command as pid 2. */
+        if (p->rung == 1) {
+                run_init(p);
+        } else if (p->monitor) {
+                /* Rung 2 without a tracking cgroup (or with a timeout): a
+                 * subreaper monitor, so descendants that leave the process
+                 * group are still found and killed when the command ends. */
+                if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                        sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
+                run_init(p);
+        }
+        if (AT(STEP_FDS) ? (r = -EPERM)
+                         : (r = sbx__child_arrange_fds(&p->ch, &p->ruleset_fd, p->stdio, p->keep,
+                                                       p->n_keep)))
+                sbx__child_fail(&p->ch, STEP_FDS, r, 0);
+        if (AT(STEP_RLIMIT) || (p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
+            (p->set_as && setrlimit(RLIMIT_AS, &p->rl_as) < 0))
+                sbx__child_fail(&p->ch, STEP_RLIMIT, errno, 0);
+        if (!AT(STEP_EXEC))
+                execve(p->exec_path, p->argv, p->envp);
+        sbx__child_fail(&p->ch, STEP_EXEC, errno, 0);
+}

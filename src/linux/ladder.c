@@ -1,0 +1,599 @@
+/*
+ * ladder.c - the native Linux enforcement ladder, parent side.
+ *
+ *   rung 1 ("native"):  user + mount + pid + ipc + uts + cgroup (+ net
+ *                       unless the network is allowed) namespaces, a
+ *                       read-only view of the host with the writable roots
+ *                       bound read-write, protected paths and carve-outs
+ *                       re-mounted, fresh /proc, minimal /dev, private /tmp
+ *                       and /dev/shm, an empty scratch HOME; then Landlock
+ *                       and seccomp on top (mounts.c, llrules.c, child.c).
+ *   rung 2 ("landlock"): Landlock + seccomp + no_new_privs on the host view,
+ *                       with host scratch HOME/TMPDIR directories.
+ *
+ * Everything is prepared here: strings, the mount operation list, the
+ * Landlock ruleset fd, the seccomp program, argv, envp, the resolved
+ * executable.  The child is started by the one launcher (launch.c).
+ *
+ * Detection is by doing (docs/backends.md): a rung's probe is a cheap
+ * check of what it needs; the first spawn whose namespace setup the
+ * environment refuses marks rung 1 unusable for the process, and the
+ * caller moves down the chain.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <sys/capability.h>
+
+#include "backend/backend.h"
+#include "linux/ladder.h"
+#include "paths/paths_internal.h"
+
+/* ---------------------------------------------------------- guarantees */
+
+static uint32_t hardening(void)
+{
+        return SBX_G_SYSCALL_FILTER | SBX_G_NO_NEW_PRIVS | SBX_G_TTY_ISOLATION | SBX_G_FD_ISOLATION |
+               SBX_G_ENV_SCRUB;
+}
+
+uint32_t sbx__native_guarantees(const struct sbx_plan *plan)
+{
+        uint32_t g = hardening() | SBX_G_READ_BOUNDARY | SBX_G_WRITE_BOUNDARY |
+                     SBX_G_PROCESS_ISOLATION | SBX_G_HOME_ISOLATION | SBX_G_PROTECTED_PATHS;
+
+        if (plan->network != SBX__NET_ALLOW)
+                g |= SBX_G_NETWORK_DENY;
+        return g;
+}
+
+uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan)
+{
+        int abi = sbx__landlock_abi();
+        uint32_t g;
+
+        if (abi < 1)
+                return 0;
+        g = hardening() | SBX_G_READ_BOUNDARY | SBX_G_HOME_ISOLATION | SBX_G_PROTECTED_PATHS;
+        if (abi >= 5)
+                g |= SBX_G_WRITE_BOUNDARY;      /* truncate (ABI 3) and device ioctls (ABI 5) */
+        if (plan->network != SBX__NET_ALLOW && abi >= 6)
+                g |= SBX_G_NETWORK_DENY;        /* TCP (ABI 4), abstract unix scope (ABI 6), seccomp */
+        /* No SBX_G_PROCESS_ISOLATION: signals are scoped (ABI 6) and ptrace
+         * refused, but host processes stay visible in /proc (command lines
+         * included), which the guarantee excludes. */
+        /* Narrower paths inside a granted tree (protected paths, carve-outs,
+         * the hidden HOME) are expressed by expanding the tree into its
+         * entries (llrules.c); chmod/chown/utimes/xattrs, which Landlock
+         * does not cover, are refused by seccomp on this rung. */
+        return g;
+}
+
+/* ------------------------------------------------------ parent helpers */
+
+static sbx_code make_scratch(char **out, sbx_error *err)
+{
+        const char *base = secure_getenv("TMPDIR");
+        char buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX];
+        int e;
+
+        if (base == NULL || base[0] != '/')
+                base = "/tmp";
+        if ((size_t) snprintf(buf, sizeof(buf), "%s/sbx-run-XXXXXX", base) >= sizeof(buf))
+                return sbx__fail(err, SBX_E_RANGE, 0, "sbx_spawn: TMPDIR is too long");
+        if (mkdtemp(buf) == NULL)
+                return sbx__fail(err, SBX_E_IO, errno, "sbx_spawn: cannot create a scratch "
+                                 "directory under \"%s\"", base);
+        (void) snprintf(sub, sizeof(sub), "%s/home", buf);
+        if (mkdir(sub, 0700) < 0)
+                goto fail;
+        (void) snprintf(sub, sizeof(sub), "%s/tmp", buf);
+        if (mkdir(sub, 0700) < 0)
+                goto fail;
+        if ((*out = sbx__strdup(buf)) == NULL) {
+                (void) sbx__rm_rf(buf);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+        }
+        return SBX_OK;
+fail:
+        e = errno;
+        (void) sbx__rm_rf(buf);
+        return sbx__fail(err, SBX_E_IO, e, "sbx_spawn: cannot create the scratch HOME/TMPDIR");
+}
+
+/* Rung 1 is unusable in this process once the environment refused to
+ * create or map its namespaces (not for plan-specific failures). */
+static atomic_int native_broken;
+
+static int environment_refused(int step, int e)
+{
+        switch (step) {
+        case STEP_FORK:
+                return e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS || e == ENOSYS;
+        case STEP_SETGROUPS:
+        case STEP_UID_MAP:
+        case STEP_GID_MAP:
+        case STEP_MAKE_PRIVATE:
+        case STEP_BASE_TMPFS:
+                return e == EPERM || e == EACCES;
+        default:
+                return 0;
+        }
+}
+
+static sbx_code report_child_failure(const struct sbx__prep *p,
+                                     const struct sbx__child_report *rep, const char *backend,
+                                     sbx_error *err)
+{
+        const char *what = sbx__step_name(rep->step);
+        const char *path = "";
+
+        if (what == NULL)
+                what = "an unknown step";
+        if (rep->step == STEP_MOUNT_OP || rep->step == STEP_LANDLOCK_ADD) {
+                if (rep->index >= 0 && (size_t) rep->index < p->n_ops)
+                        path = p->ops[rep->index].dst;
+        }
+        if (rep->err == ETIMEDOUT && rep->index == -1)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ETIMEDOUT,
+                                 "sbx_spawn: %s sandbox setup did not finish within %d ms (it was "
+                                 "%s); the command was not run", backend, sbx__launch_timeout(),
+                                 what);
+        if (rep->step == STEP_EXEC)
+                return sbx__fail(err, SBX_E_IO, rep->err, "sbx_spawn: cannot execute \"%s\" in the "
+                                 "sandbox: %s", p->exec_path, strerror(rep->err));
+        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep->err,
+                         "sbx_spawn: %s sandbox setup failed while %s%s%s%s: %s; the command "
+                         "was not run", backend, what, path[0] ? " \"" : "", path,
+                         path[0] ? "\"" : "", strerror(rep->err));
+}
+
+/* Resource limits: a cgroup where one is writable (v2, else v1); otherwise
+ * RLIMIT_NPROC, which the kernel enforces per user and not at all for root
+ * -- so root without a cgroup fails closed. */
+static sbx_code prepare_limits(struct sbx__prep *p, int rung, const sbx_spawn_options *opts,
+                               char **cgdirs, sbx_error *err)
+{
+        if (opts->pids_max > 0 || opts->memory_max > 0) {
+                if (sbx__cgroup_prepare(opts->pids_max, opts->memory_max, 0, cgdirs) < 0) {
+                        if (opts->pids_max > 0 && geteuid() == 0)
+                                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                                 "sbx_spawn: a pids limit for root needs a "
+                                                 "writable cgroup (v2 with the pids controller, "
+                                                 "or v1); none was found, refusing to run "
+                                                 "unlimited");
+                        cgdirs[0] = cgdirs[1] = NULL;
+                }
+        }
+        /* Rung 2 has no pid namespace whose end takes every descendant
+         * along: where a cgroup can be made, track the command in one and
+         * kill what is left when it is reaped.  (Unprivileged without a
+         * delegated cgroup, a subreaper monitor does it: child.c.) */
+        if (rung == 2 && cgdirs[0] == NULL && cgdirs[1] == NULL &&
+            sbx__cgroup_prepare(0, 0, 1, cgdirs) < 0)
+                cgdirs[0] = cgdirs[1] = NULL;
+        if (opts->pids_max > 0 && cgdirs[0] == NULL) {
+                p->set_nproc = 1;
+                /* Counted per user across the host (the kernel's rule):
+                 * conservative, never looser than asked. */
+                p->rl_nproc.rlim_cur = p->rl_nproc.rlim_max =
+                        (rlim_t) opts->pids_max + (rung == 1 ? 1 : 0);
+        }
+        if (opts->memory_max > 0) {
+                p->set_as = 1;
+                p->rl_as.rlim_cur = p->rl_as.rlim_max = (rlim_t) opts->memory_max;
+        }
+        /* Limits are a property of the spawn, not of the plan: claimed only
+         * when asked for and applied (the child fails closed otherwise). */
+        if (opts->pids_max > 0 || opts->memory_max > 0)
+                p->achieved |= SBX_G_RESOURCE_LIMITS;
+        return SBX_OK;
+}
+
+static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uint32_t *ll,
+                                      uint32_t *sc)
+{
+        *ll = *sc = 0;
+        if (plan->network != SBX__NET_ALLOW) {
+                *ll |= SBX__LL_NET_DENY | SBX__LL_SCOPE_ABSTRACT;
+                /* Rung 1 has its own network namespace; both refuse new
+                 * unix sockets (socketpair stays) so no host socket file
+                 * (docker.sock, an ssh agent) can be reached. */
+                *sc |= SBX__SC_DENY_UNIX_PATH;
+                if (rung == 2)
+                        *sc |= SBX__SC_DENY_INET;
+        }
+        /* Rung 2 shares the host's file system, and Landlock does not
+         * mediate connect(2) to a socket file: with the network allowed too,
+         * new unix sockets are refused so /run/docker.sock and agents stay
+         * out of reach (socketpair still works). */
+        if (rung == 2)
+                *sc |= SBX__SC_DENY_UNIX_PATH | SBX__SC_DENY_METADATA;
+        /* Host abstract unix sockets (session buses, X11) are never the
+         * sandbox's to reach, whatever the network decision. */
+        *ll |= SBX__LL_SCOPE_SIGNAL | SBX__LL_SCOPE_ABSTRACT;
+}
+
+/* Shared by both rungs. */
+static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *const *argv,
+                         const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        const char *fn = "sbx_spawn";
+        const char *backend = rung == 1 ? "native" : "landlock";
+        const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
+        struct sbx__prep p;
+        struct sbx__proc proc = { -1, -1, -1, -1, NULL };
+        struct sbx__child_report rep;
+        char *home = NULL, *scratch = NULL;
+        char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
+        char *cgdirs[2] = { NULL, NULL };
+        sbx_child *child = NULL;
+        uint32_t ll_opts, sc_opts;
+        uint64_t ns = 0;
+        sbx_code r;
+        int e, rc;
+
+        memset(&p, 0, sizeof(p));
+        p.rung = rung;
+        p.ruleset_fd = -EBADF;
+        p.parent_pid = getpid();
+        p.memory_max = opts->memory_max;
+        p.timeout_ms = opts->timeout_ms;
+        /* libcap, in the parent: how many capabilities this kernel has, so
+         * the child drops exactly those from its bounding set. */
+        p.cap_last = (int) cap_max_bits() - 1;
+        if (p.cap_last < 0 || p.cap_last > 63)
+                p.cap_last = 63;
+        p.plan = plan;
+        p.argv = (char *const *) argv;
+        p.cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
+        p.achieved = rung == 1 ? sbx__native_guarantees(plan) : sbx__landlock_guarantees(plan);
+        p.stdio[0] = opts->stdin_fd;
+        p.stdio[1] = opts->stdout_fd;
+        p.stdio[2] = opts->stderr_fd;
+        if (opts->n_keep_fds > 0)
+                memcpy(p.keep, opts->keep_fds, opts->n_keep_fds * sizeof(int));
+        p.n_keep = opts->n_keep_fds;
+
+        rc = sbx__caller_home(src_env, &home);
+        if (rc == -ENOMEM) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto fail;
+        }
+        if (plan->home == SBX__ENV_DIR_SCRATCH &&
+            (rc < 0 || (home != NULL && strcmp(home, "/") == 0))) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
+                              "%s: the caller's HOME %s, so it cannot be hidden; refusing to "
+                              "run with an isolated HOME (set HOME to the real home directory)",
+                              fn, rc < 0 ? "cannot be resolved" : "is /");
+                goto fail;
+        }
+
+        /* Environment, HOME and TMPDIR. */
+        if (rung == 1) {
+                const char *h = plan->home == SBX__ENV_DIR_CALLER ? home
+                                : (home != NULL ? home : "/tmp");
+
+                p.envp = sbx__plan_env(plan, src_env, h, "/tmp");
+        } else {
+                r = make_scratch(&scratch, err);
+                if (r != SBX_OK)
+                        goto fail;
+                (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", scratch);
+                (void) snprintf(scratch_tmp, sizeof(scratch_tmp), "%s/tmp", scratch);
+                p.envp = sbx__plan_env(plan, src_env,
+                                       plan->home == SBX__ENV_DIR_CALLER ? home : scratch_home,
+                                       scratch_tmp);
+        }
+        if (p.envp == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto fail;
+        }
+        rc = sbx__command_lookup(argv[0], (const char *const *) p.envp, &p.exec_path);
+        if (rc == -ENOMEM) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto fail;
+        }
+        if (rc < 0) {
+                r = sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "%s: command \"%.200s\" not found in PATH",
+                              fn, argv[0]);
+                goto fail;
+        }
+
+        r = prepare_limits(&p, rung, opts, cgdirs, err);
+        if (r != SBX_OK)
+                goto fail;
+
+        /* seccomp + Landlock, built here. */
+        seccomp_and_landlock_opts(rung, plan, &ll_opts, &sc_opts);
+        r = sbx__seccomp_build(sc_opts, &p.bpf, err);
+        if (r != SBX_OK)
+                goto fail;
+        sbx__materialize_protected(plan);
+        if (rung == 1) {
+                (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
+                                (unsigned) geteuid());
+                (void) snprintf(p.gid_map, sizeof(p.gid_map), "%u %u 1\n", (unsigned) getegid(),
+                                (unsigned) getegid());
+                p.net_ns = plan->network != SBX__NET_ALLOW;
+                if (sbx__build_mounts(&p, plan, home) < 0) {
+                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: cannot prepare the mount plan", fn);
+                        goto fail;
+                }
+        }
+        if (sbx__landlock_abi() >= 1) {
+                r = sbx__build_landlock(&p, plan, scratch, home, ll_opts, err);
+                if (r != SBX_OK)
+                        goto fail;
+        } else if (rung == 2) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: Landlock is not available", fn);
+                goto fail;
+        }
+        if ((p.achieved & plan->required) != plan->required) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                              "%s: the %s backend cannot enforce guarantees 0x%x on this kernel; "
+                              "refusing to run less confined", fn, backend,
+                              (unsigned) (plan->required & ~p.achieved));
+                goto fail;
+        }
+
+        /* Rung 2 without a tracking cgroup, or with a timeout, runs the
+         * command under a subreaper monitor. */
+        p.monitor = rung == 2 && ((cgdirs[0] == NULL && cgdirs[1] == NULL) || opts->timeout_ms > 0);
+        child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
+        if (child == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto fail;
+        }
+        if (rung == 1) {
+                ns = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                     CLONE_NEWCGROUP;
+                if (p.net_ns)
+                        ns |= CLONE_NEWNET;
+        }
+        /* The child always waits for the go byte: it is moved into its
+         * cgroups first, and a rung-1 child cannot check its parent. */
+        rc = sbx__launch(ns, 1, sbx__ladder_child, &p, &proc);
+        if (rc < 0) {
+                if (rung == 1 && !sbx__fault_active() && environment_refused(STEP_FORK, -rc))
+                        atomic_store(&native_broken, 1);
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
+                              "%s: %s sandbox setup failed while creating the %s: %s", fn, backend,
+                              rung == 1 ? "namespaces (clone)" : "process (clone)", strerror(-rc));
+                goto fail;
+        }
+        child->pid = proc.pid;
+        child->pidfd = proc.pidfd;
+        proc.pidfd = -1;                /* the child handle owns it now */
+        child->required = plan->required;
+        child->achieved = p.achieved;
+        child->monitor = p.monitor;
+        child->scratch = scratch;
+        scratch = NULL;
+        child->cgroup[0] = cgdirs[0];
+        child->cgroup[1] = cgdirs[1];
+        cgdirs[0] = cgdirs[1] = NULL;
+        if (sbx__cgroup_attach(child->cgroup, proc.pid) < 0) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, errno,
+                              "%s: cannot move the sandbox into its cgroup; the command was not run",
+                              fn);
+                goto fail;
+        }
+        /* Let the child go, then learn whether execve succeeded. */
+        (void) sbx__launch_release(&proc);
+        rc = sbx__launch_wait_exec(&proc, &rep);
+        if (rc != 0) {
+                if (rc < 0 && rc != -ETIMEDOUT)
+                        rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
+                r = report_child_failure(&p, &rep, backend, err);
+                if (rung == 1 && rc == 1 && !sbx__fault_active() &&
+                    environment_refused(rep.step, rep.err))
+                        atomic_store(&native_broken, 1);
+                goto fail;
+        }
+        sbx__proc_close_channel(&proc);
+        free(home);
+        sbx__prep_free(&p);
+        *out = child;
+        return SBX_OK;
+fail:
+        e = errno;
+        if (child != NULL && child->pid > 0) {
+                /* Still in its setup: kill it and reap it before anything
+                 * it uses goes. */
+                proc.pid = child->pid;
+                proc.pidfd = child->pidfd;
+                child->pidfd = -1;
+                child->pid = -1;
+                child->waited = 1;
+        }
+        sbx__proc_abort(&proc);
+        sbx__cgroup_destroy(cgdirs[0]);
+        sbx__cgroup_destroy(cgdirs[1]);
+        free(cgdirs[0]);
+        free(cgdirs[1]);
+        if (child != NULL)
+                sbx__linux_child_release(child);
+        free(child);
+        if (scratch != NULL) {
+                (void) sbx__rm_rf(scratch);
+                free(scratch);
+        }
+        free(home);
+        sbx__prep_free(&p);
+        errno = e;
+        return r;
+}
+
+sbx_code sbx__native_spawn(const struct sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        return ns_spawn(1, plan, argv, opts, out, err);
+}
+
+sbx_code sbx__landlock_spawn(const struct sbx_plan *plan, const char *const *argv,
+                             const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        return ns_spawn(2, plan, argv, opts, out, err);
+}
+
+/* ------------------------------------------------------------- direct */
+
+struct direct {
+        const char *path;
+        char *const *argv;
+        char *const *envp;
+        const char *cwd;
+        int stdio[3];
+        const int *keep;
+        size_t n_keep;
+};
+
+static void direct_child(void *arg, struct sbx__chan *ch) SBX__NORETURN;
+static void direct_child(void *arg, struct sbx__chan *ch)
+{
+        const struct direct *d = arg;
+        int r;
+
+        sbx__child_reset_signals();
+        if (sbx__child_at(ch, STEP_SETSID) || setsid() < 0)
+                sbx__child_fail(ch, STEP_SETSID, errno, 0);
+        if (d->cwd != NULL && (sbx__child_at(ch, STEP_CHDIR) || chdir(d->cwd) < 0))
+                sbx__child_fail(ch, STEP_CHDIR, errno, 0);
+        if ((r = sbx__child_arrange_fds(ch, NULL, d->stdio, d->keep, d->n_keep)) < 0)
+                sbx__child_fail(ch, STEP_FDS, r, 0);
+        (void) sbx__child_at(ch, STEP_EXEC);
+        execve(d->path, d->argv, d->envp);
+        sbx__child_fail(ch, STEP_EXEC, errno, 0);
+}
+
+/* An unconfined (acknowledged) plan: fork/exec with the caller's
+ * authority.  Still no inherited fds beyond the ones passed, and a new
+ * session. */
+sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
+        struct sbx__proc proc;
+        struct sbx__child_report rep;
+        struct direct d;
+        sbx_child *child;
+        char *path = NULL;
+        char **envp;
+        sbx_code r = SBX_OK;
+        int rc;
+
+        envp = sbx__plan_env(plan, src_env, NULL, NULL);
+        if (envp == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+        rc = sbx__command_lookup(argv[0], (const char *const *) envp, &path);
+        if (rc < 0) {
+                sbx_strv_free(envp);
+                if (rc == -ENOMEM)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+                return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "sbx_spawn: command \"%.200s\" not "
+                                 "found in PATH", argv[0]);
+        }
+        child = sbx__child_new(SBX_BACKEND_AUTO);
+        if (child == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+                goto out;
+        }
+        d.path = path;
+        d.argv = (char *const *) argv;
+        d.envp = envp;
+        d.cwd = opts->cwd;
+        d.stdio[0] = opts->stdin_fd;
+        d.stdio[1] = opts->stdout_fd;
+        d.stdio[2] = opts->stderr_fd;
+        d.keep = opts->keep_fds;
+        d.n_keep = opts->n_keep_fds;
+        rc = sbx__launch(0, 0, direct_child, &d, &proc);
+        if (rc < 0) {
+                r = sbx__fail(err, SBX_E_IO, -rc, "sbx_spawn: cannot start a process: %s",
+                              strerror(-rc));
+                goto out;
+        }
+        rc = sbx__launch_wait_exec(&proc, &rep);
+        if (rc != 0) {
+                sbx__proc_abort(&proc);
+                r = sbx__fail(err, SBX_E_IO, rc == 1 ? rep.err : -rc,
+                              "sbx_spawn: cannot execute \"%.200s\"", argv[0]);
+                goto out;
+        }
+        sbx__proc_close_channel(&proc);
+        child->pid = proc.pid;
+        child->pidfd = proc.pidfd;
+        *out = child;
+        child = NULL;
+out:
+        free(child);
+        free(path);
+        sbx_strv_free(envp);
+        return r;
+}
+
+/* ------------------------------------------------------------- probes */
+
+/* Cheap checks of what each rung needs; the real test is the first spawn
+ * (docs/backends.md "Detection"). */
+static int read_long(const char *path, long *v)
+{
+        char buf[32];
+        ssize_t n;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return -EIO;
+        buf[n] = '\0';
+        *v = strtol(buf, NULL, 10);
+        return 0;
+}
+
+sbx_code sbx__native_probe(sbx_error *err)
+{
+        long v;
+
+        if (atomic_load(&native_broken))
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, EPERM,
+                                 "probe: this environment refused to create the native "
+                                 "sandbox's namespaces");
+        if (read_long("/proc/sys/user/max_user_namespaces", &v) == 0 && v == 0)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, EPERM,
+                                 "probe: user namespaces are disabled "
+                                 "(user.max_user_namespaces = 0)");
+        if (geteuid() != 0) {
+                if (read_long("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 && v == 0)
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, EPERM,
+                                         "probe: unprivileged user namespaces are disabled "
+                                         "(kernel.unprivileged_userns_clone = 0)");
+                if (read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
+                    v != 0)
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, EPERM,
+                                         "probe: AppArmor restricts unprivileged user namespaces");
+        }
+        return SBX_OK;
+}
+
+sbx_code sbx__landlock_probe(sbx_error *err)
+{
+        if (sbx__landlock_abi() < 1)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ENOSYS,
+                                 "probe: Landlock is not available on this kernel");
+        return SBX_OK;
+}

@@ -1,0 +1,110 @@
+/*
+ * ladder.h - what the parent prepares for a rung-1 or rung-2 child, shared
+ * by the files of the Linux ladder: mounts.c (the rung-1 mount plan),
+ * llrules.c (the Landlock rule list), child.c (the async-signal-safe
+ * child and its pid-1 init / subreaper monitor), ladder.c (preparation,
+ * spawn, guarantees, probes) and launch.c (the one launcher).  Not
+ * installed.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_LINUX_LADDER_H
+#define SBX_LINUX_LADDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "linux/linux_internal.h"
+
+#define SBX__RESOLVER_DIR "/run/systemd/resolve"
+
+/* ------------------------------------------------------------- steps */
+
+enum sbx__step {
+        STEP_NONE = 0,
+        STEP_SETGROUPS, STEP_UID_MAP, STEP_GID_MAP, STEP_MAKE_PRIVATE, STEP_BASE_TMPFS,
+        STEP_BASE_DIRS, STEP_PIVOT_BASE, STEP_MOUNT_OP, STEP_PIVOT_ROOT, STEP_CHDIR,
+        STEP_LOOPBACK, STEP_SETSID, STEP_PDEATHSIG, STEP_SYNC, STEP_FDS, STEP_RLIMIT,
+        STEP_CAPS, STEP_LANDLOCK_ADD, STEP_LANDLOCK, STEP_SECCOMP, STEP_EXEC, STEP_FORK,
+        STEP_SIGNALS, STEP__END
+};
+
+/* ---------------------------------------------------- mount operations */
+
+enum sbx__op_kind {
+        OP_TMPFS,       /* tmpfs on dst (data = options), flags */
+        OP_BIND,        /* bind src on dst, recursive */
+        OP_SETATTR,     /* mount_setattr(dst, AT_RECURSIVE, attr) */
+        OP_MKDIRS,      /* mkdir -p dst */
+        OP_MKFILE,      /* create an empty file dst (parents must exist) */
+        OP_SYMLINK,     /* symlink src -> dst */
+        OP_PROC,        /* proc on dst */
+        OP_DEVPTS,      /* devpts (newinstance) on dst */
+        OP_LL_TREE,     /* Landlock: allow `attr` (SBX__FS_*) below dst */
+};
+
+struct sbx__mop {
+        int           kind;
+        int           optional;         /* ENOENT is not an error */
+        const char   *src;
+        const char   *dst;
+        const char   *data;
+        unsigned long flags;
+        uint64_t      attr;
+};
+
+/* Everything the child needs, prepared by the parent. */
+struct sbx__prep {
+        int            rung;            /* 1 or 2 */
+        int            net_ns;          /* 1 if CLONE_NEWNET */
+        char           uid_map[64];
+        char           gid_map[64];
+        struct sbx__mop *ops;
+        size_t         n_ops, cap_ops;
+        char         **strs;            /* every string the ops point to */
+        size_t         n_strs, cap_strs;
+        const char    *cwd;
+        char          *exec_path;
+        char *const   *argv;
+        char         **envp;
+        int            ruleset_fd;
+        struct sbx__bpf bpf;
+        int            stdio[3];        /* -1 = inherit */
+        int            keep[64];
+        size_t         n_keep;
+        struct rlimit  rl_nproc, rl_as;
+        int            set_nproc, set_as;
+        struct sbx__chan ch;            /* the launcher's channel (child side) */
+        const struct sbx_plan *plan;    /* parent only: the plan being prepared */
+        int            cap_last;        /* highest capability the kernel knows (libcap) */
+        uint64_t       memory_max;      /* parent only: sizes the scratch tmpfs mounts */
+        uint64_t       timeout_ms;      /* the init/monitor kills the tree after this */
+        int            monitor;         /* rung 2: a subreaper monitor runs the command */
+        pid_t          parent_pid;
+        uint32_t       achieved;
+};
+
+/* mounts.c */
+char *sbx__prep_str(struct sbx__prep *p, const char *a, const char *b);
+void sbx__prep_free(struct sbx__prep *p);
+/* 1 if path lies strictly below directory dir (component-aware). */
+int sbx__under(const char *path, const char *dir);
+/* For the protected rule "<root>/.git/config": when <root>/.git is a
+ * regular file (a "gitdir:" pointer), put its path in buf and return 1. */
+int sbx__gitfile_of(const char *path, char *buf, size_t len);
+/* The rung-1 mount plan into p->ops.  0 or -errno. */
+int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const char *home);
+/* In the child: one mount operation.  0 or -errno.  Async-signal-safe. */
+int sbx__run_op(const struct sbx__mop *op, int ruleset_fd);
+
+/* llrules.c */
+void sbx__materialize_protected(const struct sbx_plan *plan);
+sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan,
+                             const char *scratch, const char *home, uint32_t opts,
+                             sbx_error *err);
+
+/* child.c: the child of both rungs (never returns). */
+void sbx__ladder_child(void *arg, struct sbx__chan *ch) SBX__NORETURN;
+
+#endif /* SBX_LINUX_LADDER_H */

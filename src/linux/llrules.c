@@ -1,0 +1,298 @@
+/*
+ * llrules.c - the Landlock rule list of a spawn.  Rung 1 uses the plan
+ * coarsely (its mounts do the narrowing); rung 2 expands every tree rule
+ * that has an existing narrower path below it (carve-outs, protected
+ * paths, the hidden HOME), because Landlock can only add rights.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linux/ladder.h"
+
+/* A growable Landlock rule list that owns its path strings. */
+struct llvec {
+        struct sbx__ll_rule *v;
+        char  **own;
+        size_t  n, cap;
+        size_t  nmerged;        /* rules after ll_merge (own[] keeps n strings) */
+};
+
+static int ll_push(struct llvec *lv, const char *path, uint32_t access, int tree)
+{
+        if (lv->n == lv->cap) {
+                size_t cap = lv->cap ? lv->cap * 2 : 64;
+                struct sbx__ll_rule *v = realloc(lv->v, cap * sizeof(*v));
+                char **own;
+
+                if (v == NULL)
+                        return -ENOMEM;
+                lv->v = v;
+                own = realloc(lv->own, cap * sizeof(*own));
+                if (own == NULL)
+                        return -ENOMEM;
+                lv->own = own;
+                lv->cap = cap;
+        }
+        lv->own[lv->n] = sbx__strdup(path);
+        if (lv->own[lv->n] == NULL)
+                return -ENOMEM;
+        lv->v[lv->n] = (struct sbx__ll_rule){ lv->own[lv->n], access, tree };
+        lv->n++;
+        return 0;
+}
+
+static void ll_free(struct llvec *lv)
+{
+        size_t i;
+
+        for (i = 0; i < lv->n; i++)
+                free(lv->own[i]);
+        free(lv->own);
+        free(lv->v);
+}
+
+static int ll_cmp(const void *a, const void *b)
+{
+        return strcmp(((const struct sbx__ll_rule *) a)->path, ((const struct sbx__ll_rule *) b)->path);
+}
+
+/* Landlock rights add up along a path, so two rules for one path are their
+ * union: merge them (an expanded directory entry may also have a rule). */
+static void ll_merge(struct llvec *lv)
+{
+        size_t i, o = 0;
+
+        /* own[] and v[] are parallel only until here; v[].path points into
+         * own[] and is what the prepare step reads. */
+        qsort(lv->v, lv->n, sizeof(*lv->v), ll_cmp);
+        for (i = 0; i < lv->n; i++) {
+                if (o > 0 && strcmp(lv->v[o - 1].path, lv->v[i].path) == 0) {
+                        lv->v[o - 1].access |= lv->v[i].access;
+                        lv->v[o - 1].tree |= lv->v[i].tree;
+                        continue;
+                }
+                lv->v[o++] = lv->v[i];
+        }
+        lv->nmerged = o;
+}
+
+struct narrow {
+        const char *path;
+        uint32_t    access;
+};
+
+/*
+ * Landlock can only add rights below a rule, never remove them.  To give a
+ * tree rule `access` everywhere except below some narrower paths, the
+ * directory itself gets no rule and each entry gets the rule instead,
+ * recursing into entries that lead to a narrower path.  Symlink entries
+ * get nothing (a rule would land on their target).  The cost, documented
+ * in docs/backends.md: no new entry can be created directly in an
+ * expanded directory.
+ */
+static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
+                       const struct narrow *nw, size_t nn, int depth)
+{
+        char full[SBX_PATH_MAX];
+        struct dirent *de;
+        struct stat st;
+        DIR *d;
+        int r = 0;
+
+        if (depth > 64)
+                return -ELOOP;
+        d = opendir(dir);
+        if (d == NULL)
+                return errno == ENOENT ? 0 : -errno;
+        while ((de = readdir(d)) != NULL) {
+                int skip = 0, leads = 0;
+                size_t k;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if ((size_t) snprintf(full, sizeof(full), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
+                                      de->d_name) >= sizeof(full)) {
+                        r = -ENAMETOOLONG;
+                        break;
+                }
+                for (k = 0; k < nn; k++) {
+                        if ((access & ~nw[k].access & (SBX__FS_READ | SBX__FS_WRITE)) == 0)
+                                continue;       /* not narrower: its own rule adds */
+                        if (strcmp(nw[k].path, full) == 0)
+                                skip = 1;
+                        else if (sbx__under(nw[k].path, full))
+                                leads = 1;
+                }
+                if (skip || lstat(full, &st) < 0 || S_ISLNK(st.st_mode))
+                        continue;
+                if (leads && S_ISDIR(st.st_mode))
+                        r = expand_tree(lv, full, access, nw, nn, depth + 1);
+                else
+                        r = ll_push(lv, full, access, S_ISDIR(st.st_mode));
+                if (r < 0)
+                        break;
+        }
+        closedir(d);
+        return r;
+}
+
+/*
+ * A protected path can only be protected once it exists.  When its parent
+ * exists (a .git directory without hooks/ or config), create it empty --
+ * what `git init` would have created -- so the command cannot plant it.
+ * Best effort: a failure leaves the documented gap, never a wider sandbox.
+ */
+void sbx__materialize_protected(const struct sbx_plan *plan)
+{
+        char parent[SBX_PATH_MAX];
+        struct stat st;
+        size_t i;
+
+        for (i = 0; i < plan->n_rules; i++) {
+                const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+                char *slash;
+                int fd;
+
+                if (rule->origin != SBX__ORIGIN_PROTECTED || lstat(rule->path, &st) == 0 ||
+                    errno != ENOENT || strlen(rule->path) >= sizeof(parent))
+                        continue;
+                strcpy(parent, rule->path);
+                slash = strrchr(parent, '/');
+                if (slash == NULL || slash == parent)
+                        continue;
+                *slash = '\0';
+                if (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                if (rule->scope == SBX__FS_TREE) {
+                        (void) mkdir(rule->path, 0755);
+                } else if (strcmp(slash + 1, "config") == 0) {
+                        /* Only config: an empty commondir or config.worktree
+                         * would change what git does (documented gap). */
+                        fd = open(rule->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                        if (fd >= 0)
+                                close(fd);
+                }
+        }
+}
+
+/* Landlock rules: rung 1 uses the plan coarsely (its mounts do the
+ * narrowing); rung 2 expands every tree rule that has an existing narrower
+ * path below it (carve-outs, protected paths, the hidden HOME). */
+sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, const char *scratch,
+                               const char *home, uint32_t opts, sbx_error *err)
+{
+        struct llvec lv = { NULL, NULL, 0, 0, 0 };
+        struct narrow *nw = NULL;
+        struct llvec gitfiles = { NULL, NULL, 0, 0, 0 };        /* owns gitfile paths */
+        int resolver = 0;
+        char gitfile[SBX_PATH_MAX];
+        size_t i, k, nn = 0;
+        uint32_t missing = 0;
+        char buf[SBX_PATH_MAX];
+        struct stat st;
+        sbx_code r = SBX_OK;
+        int e = 0;
+
+        nw = calloc(plan->n_rules + 2, sizeof(*nw));
+        if (nw == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+        if (p->rung == 2) {
+                for (i = 0; i < plan->n_rules; i++) {
+                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+
+                        if (rule->origin == SBX__ORIGIN_PROTECTED &&
+                            sbx__gitfile_of(rule->path, gitfile, sizeof(gitfile))) {
+                                if ((e = ll_push(&gitfiles, gitfile, 0, 0)) < 0)
+                                        break;
+                                nw[nn++] = (struct narrow){ gitfiles.own[gitfiles.n - 1],
+                                                            rule->access };
+                        }
+                        else if (lstat(rule->path, &st) == 0 && rule->origin != SBX__ORIGIN_HOST)
+                                nw[nn++] = (struct narrow){ rule->path, rule->access };
+                }
+                if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
+                    lstat(home, &st) == 0)
+                        nw[nn++] = (struct narrow){ home, 0 };
+                /* Host IPC under /run is hidden on both rungs (see
+                 * build_mounts); the resolver's directory stays readable
+                 * when the network is allowed. */
+                if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode)) {
+                        nw[nn++] = (struct narrow){ "/run", 0 };
+                        if (plan->network == SBX__NET_ALLOW && lstat(SBX__RESOLVER_DIR, &st) == 0)
+                                resolver = 1;
+                }
+        }
+        for (i = 0; i < plan->n_rules && e == 0; i++) {
+                const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+                int expand = 0;
+
+                if (rule->access == 0)
+                        continue;       /* carve-outs: mounts (rung 1) / expansion (rung 2) */
+                if (p->rung == 2 && rule->origin == SBX__ORIGIN_PROTECTED &&
+                    lstat(rule->path, &st) < 0)
+                        continue;       /* nothing to protect yet, as on rung 1 */
+                if (p->rung == 1) {
+                        /* The mounts narrow (read-only re-mounts, protected
+                         * paths); Landlock, which can only widen below a
+                         * rule, gets the rules that do not narrow. */
+                        int narrower = 0;
+
+                        for (k = 0; k < plan->n_rules; k++) {
+                                const struct sbx_plan_fs_rule *up = &plan->rules[k];
+
+                                if (up->scope == SBX__FS_TREE && up->access != 0 &&
+                                    (sbx__under(rule->path, up->path) || (strcmp(up->path, "/") == 0 &&
+                                                                     strcmp(rule->path, "/") != 0)) &&
+                                    (up->access & ~rule->access &
+                                     (SBX__FS_READ | SBX__FS_WRITE)) != 0)
+                                        narrower = 1;
+                        }
+                        if (narrower)
+                                continue;
+                }
+                if (p->rung == 2 && rule->scope == SBX__FS_TREE)
+                        for (k = 0; k < nn; k++)
+                                if (sbx__under(nw[k].path, rule->path) &&
+                                    (rule->access & ~nw[k].access &
+                                     (SBX__FS_READ | SBX__FS_WRITE)) != 0)
+                                        expand = 1;
+                if (expand)
+                        e = expand_tree(&lv, rule->path, rule->access, nw, nn, 0);
+                else
+                        e = ll_push(&lv, rule->path, rule->access, rule->scope == SBX__FS_TREE);
+        }
+        if (e == 0 && resolver)
+                e = ll_push(&lv, SBX__RESOLVER_DIR, SBX__FS_READ, 1);
+        if (e == 0)
+                e = ll_push(&lv, "/dev/tty", SBX__FS_READ | SBX__FS_WRITE, 0);
+        if (e == 0 && scratch != NULL) {
+                snprintf(buf, sizeof(buf), "%s/home", scratch);
+                e = ll_push(&lv, buf, SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC, 1);
+                snprintf(buf, sizeof(buf), "%s/tmp", scratch);
+                if (e == 0)
+                        e = ll_push(&lv, buf, SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC, 1);
+        }
+        if (e < 0) {
+                r = sbx__fail(err, e == -ENOMEM ? SBX_E_NOMEM : SBX_E_IO, -e,
+                              "sbx_spawn: cannot prepare the Landlock rules");
+                goto out;
+        }
+        ll_merge(&lv);
+        r = sbx__landlock_prepare(lv.v, lv.nmerged, opts | SBX__LL_SKIP_MISSING, &p->ruleset_fd,
+                                  &missing, err);
+        if (r == SBX_OK)
+                p->achieved &= ~missing;
+out:
+        ll_free(&lv);
+        ll_free(&gitfiles);
+        free(nw);
+        return r;
+}
+

@@ -1,0 +1,134 @@
+/*
+ * lookup.c - the one PATH lookup and the one HOME resolver, shared by every
+ * backend and by the runner (docs/architecture.md).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "paths/paths_internal.h"
+
+static int executable_file(const char *path)
+{
+        struct stat st;
+
+        if (stat(path, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EACCES;
+        if (access(path, X_OK) < 0)
+                return -errno;
+        return 0;
+}
+
+int sbx__which(const char *name, const char *path_list, char **out)
+{
+        const char *p;
+        int best = -ENOENT;
+
+        if (name == NULL || name[0] == '\0')
+                return -ENOENT;
+        if (strchr(name, '/') != NULL) {
+                int r;
+
+                if (name[0] != '/')
+                        return -EINVAL;
+                r = executable_file(name);
+                if (r < 0)
+                        return r;
+                *out = sbx__strdup(name);
+                return *out != NULL ? 0 : -ENOMEM;
+        }
+        if (path_list == NULL || path_list[0] == '\0')
+                path_list = SBX__DEFAULT_PATH;
+        for (p = path_list;;) {
+                const char *end = strchr(p, ':');
+                size_t len = end != NULL ? (size_t) (end - p) : strlen(p);
+                char buf[SBX_PATH_MAX];
+
+                /* Only absolute PATH entries: "" and "." would make the
+                 * result depend on the working directory. */
+                if (len > 0 && p[0] == '/' && len + strlen(name) + 2 <= sizeof(buf)) {
+                        int r;
+
+                        memcpy(buf, p, len);
+                        buf[len] = '/';
+                        memcpy(buf + len + 1, name, strlen(name) + 1);
+                        r = executable_file(buf);
+                        if (r == 0) {
+                                *out = sbx__strdup(buf);
+                                return *out != NULL ? 0 : -ENOMEM;
+                        }
+                        if (r != -ENOENT && r != -ENOTDIR)
+                                best = r;
+                }
+                if (end == NULL)
+                        break;
+                p = end + 1;
+        }
+        return best;
+}
+
+const char *sbx__env_get(const char *const *envp, const char *name)
+{
+        size_t n = strlen(name), i;
+        const char *v = NULL;
+
+        for (i = 0; envp != NULL && envp[i] != NULL; i++)
+                if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+                        v = envp[i] + n + 1;    /* the last one wins, as getenv */
+        return v;
+}
+
+int sbx__command_lookup(const char *argv0, const char *const *envp, char **out)
+{
+        if (argv0 == NULL || argv0[0] == '\0')
+                return -ENOENT;
+        if (strchr(argv0, '/') != NULL) {
+                /* Used as is: a relative one is resolved by execve in the
+                 * sandbox's working directory. */
+                *out = sbx__strdup(argv0);
+                return *out != NULL ? 0 : -ENOMEM;
+        }
+        return sbx__which(argv0, sbx__env_get(envp, "PATH"), out);
+}
+
+int sbx__caller_home(const char *const *envp, char **out)
+{
+        const char *h = sbx__env_get(envp, "HOME");
+        struct passwd pw, *res = NULL;
+        char *buf = NULL, canon[PATH_MAX];
+        long sz;
+        int r = 0;
+
+        *out = NULL;
+        if (h == NULL || h[0] != '/') {
+                h = NULL;
+                sz = sysconf(_SC_GETPW_R_SIZE_MAX);
+                if (sz < 1024 || sz > 1 << 20)
+                        sz = 16384;
+                buf = malloc((size_t) sz);
+                if (buf == NULL)
+                        return -ENOMEM;
+                if (getpwuid_r(geteuid(), &pw, buf, (size_t) sz, &res) == 0 && res != NULL &&
+                    pw.pw_dir != NULL && pw.pw_dir[0] == '/')
+                        h = pw.pw_dir;
+        }
+        if (h != NULL) {
+                if (realpath(h, canon) == NULL) {
+                        /* Nothing there is nothing to hide; anything else
+                         * (EACCES, ELOOP) cannot be hidden: fail closed. */
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                r = errno != 0 ? -errno : -EIO;
+                } else if ((*out = sbx__strdup(canon)) == NULL) {
+                        r = -ENOMEM;
+                }
+        }
+        free(buf);
+        return r;
+}
