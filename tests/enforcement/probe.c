@@ -108,21 +108,29 @@ static int write_file(const char *path, int flags, const char *data)
         return 0;
 }
 
+/* Fork n children that all stay alive until every fork was tried: each
+ * blocks reading a pipe whose write end only this process keeps, and
+ * leaves at EOF, when this process closes it (or dies). */
 static int fork_many(int n)
 {
-        int i, ok = 0;
+        int i, ok = 0, hold[2];
+        char c;
 
+        TRY(pipe2(hold, O_CLOEXEC));
         for (i = 0; i < n; i++) {
                 pid_t p = fork();
 
                 if (p == 0) {
-                        sleep(3);
+                        close(hold[1]);
+                        while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+                                ;
                         _exit(0);
                 }
                 if (p < 0)
                         break;
                 ok++;
         }
+        close(hold[1]);
         printf("%d\n", ok);
         fflush(stdout);
         while (wait(NULL) > 0)

@@ -95,16 +95,23 @@ static void close_listeners(struct fx *f, struct listeners *l)
         (void) unlink(l->path_name);
 }
 
-/* 1 if a connection (stream) or a datagram is waiting within QUIET_MS;
- * the connection is accepted and closed, the datagram read. */
-static int saw_something(int fd, int stream)
+/*
+ * 1 if a connection (stream) or a datagram is waiting within wait_ms; the
+ * connection is accepted and closed, the datagram read.  The negative
+ * checks run after the probe was reaped and pass 0: a loopback or unix
+ * connect is queued on the listener before connect() returns (and the
+ * probe's exit code says whether it did), a loopback datagram is delivered
+ * before sendto() returns, so anything the probe got through is already
+ * here and waiting longer would only make the test slower.
+ */
+static int saw_something(int fd, int stream, int wait_ms)
 {
         struct pollfd pf = { fd, POLLIN, 0 };
         char buf[64];
         int r;
 
         do
-                r = poll(&pf, 1, QUIET_MS);
+                r = poll(&pf, 1, wait_ms);
         while (r < 0 && errno == EINTR);
         if (r <= 0)
                 return 0;
@@ -134,13 +141,13 @@ static void control_from_host(struct fx *f, struct listeners *l)
         fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         assert_int_equal(connect(fd, (struct sockaddr *) &sin, sizeof(sin)), 0);
         close(fd);
-        assert_true(saw_something(l->tcp, 1));
+        assert_true(saw_something(l->tcp, 1, WAIT_MS));
 
         sin.sin_port = htons((uint16_t) atoi(l->udp_port));
         fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         assert_int_equal(sendto(fd, "x", 1, 0, (struct sockaddr *) &sin, sizeof(sin)), 1);
         close(fd);
-        assert_true(saw_something(l->udp, 0));
+        assert_true(saw_something(l->udp, 0, WAIT_MS));
 
         memset(&sun, 0, sizeof(sun));
         sun.sun_family = AF_UNIX;
@@ -149,7 +156,7 @@ static void control_from_host(struct fx *f, struct listeners *l)
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         assert_int_equal(connect(fd, (struct sockaddr *) &sun, len), 0);
         close(fd);
-        assert_true(saw_something(l->abs, 1));
+        assert_true(saw_something(l->abs, 1, WAIT_MS));
 
         memset(&sun, 0, sizeof(sun));
         sun.sun_family = AF_UNIX;
@@ -157,7 +164,7 @@ static void control_from_host(struct fx *f, struct listeners *l)
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         assert_int_equal(connect(fd, (struct sockaddr *) &sun, sizeof(sun)), 0);
         close(fd);
-        assert_true(saw_something(l->path, 1));
+        assert_true(saw_something(l->path, 1, WAIT_MS));
         (void) f;
 }
 
@@ -180,21 +187,21 @@ static void test_spawn_net__denied_by_default(void **state)
 
                 s = PROBE(f, k->backend, k->mode, "tcp", "127.0.0.1", l.tcp_port);
                 CHECK(f, ecode(s) != 0, "TCP connect to the host's 127.0.0.1:%s succeeded", l.tcp_port);
-                CHECK(f, !saw_something(l.tcp, 1), "the host TCP listener accepted a connection "
+                CHECK(f, !saw_something(l.tcp, 1, 0), "the host TCP listener accepted a connection "
                       "(probe %s)", describe_status(s));
 
                 s = PROBE(f, k->backend, k->mode, "udp", "127.0.0.1", l.udp_port);
-                CHECK(f, !saw_something(l.udp, 0), "the host UDP socket received a datagram "
+                CHECK(f, !saw_something(l.udp, 0, 0), "the host UDP socket received a datagram "
                       "(probe %s)", describe_status(s));
 
                 s = PROBE(f, k->backend, k->mode, "abstract", l.abs_name);
                 CHECK(f, ecode(s) != 0, "connect to the host's abstract socket succeeded");
-                CHECK(f, !saw_something(l.abs, 1), "the host abstract unix listener accepted a "
+                CHECK(f, !saw_something(l.abs, 1, 0), "the host abstract unix listener accepted a "
                       "connection (probe %s)", describe_status(s));
 
                 s = PROBE(f, k->backend, k->mode, "unix", l.path_name);
                 CHECK(f, ecode(s) != 0, "connect to the host's unix socket %s succeeded", l.path_name);
-                CHECK(f, !saw_something(l.path, 1), "the host pathname unix listener accepted a "
+                CHECK(f, !saw_something(l.path, 1, 0), "the host pathname unix listener accepted a "
                       "connection (probe %s)", describe_status(s));
 
                 /* The same through a shell, the way an agent would try it. */
@@ -206,7 +213,7 @@ static void test_spawn_net__denied_by_default(void **state)
 
                         assert_non_null(res);
                         run_mode(f, k->backend, k->mode, argv, NULL, res);
-                        CHECK(f, !saw_something(l.tcp, 1), "the host TCP listener accepted a "
+                        CHECK(f, !saw_something(l.tcp, 1, 0), "the host TCP listener accepted a "
                               "connection via sh (%s)", describe_status(res->status));
                         free(res);
                 }
@@ -240,7 +247,7 @@ static void test_spawn_net__allowed_reaches_the_listener(void **state)
                 sbx_profile_free(p);
                 CHECK(f, ecode(res->status) == 0, "TCP connect with network allowed: %s",
                       describe_status(res->status));
-                CHECK(f, saw_something(l.tcp, 1), "the host listener saw no connection with the "
+                CHECK(f, saw_something(l.tcp, 1, WAIT_MS), "the host listener saw no connection with the "
                       "network allowed");
                 CHECK(f, !(res->rep.required & SBX_G_NETWORK_DENY),
                       "network allowed yet network-deny required (0x%x)", (unsigned) res->rep.required);

@@ -304,9 +304,28 @@ static void test_spawn_proc__other_processes_unreachable(void **state)
         fx_done(f);
 }
 
+/* 1 if the NUL-separated cmdline buf[0..len) has an argument equal to arg. */
+static int cmdline_has(const char *buf, size_t len, const char *arg)
+{
+        size_t off = 0, n = strlen(arg);
+
+        while (off < len) {
+                size_t l = strnlen(buf + off, len - off);
+
+                if (l == n && memcmp(buf + off, arg, n) == 0)
+                        return 1;
+                off += l + 1;
+        }
+        return 0;
+}
+
 /* A background process the command starts (its own session, as a daemon
  * would) after the command exited and was reaped and freed: reported, and
- * killed by pid.  Rung 1's pid namespace dies with its init. */
+ * killed by pid.  Rung 1's pid namespace dies with its init.  Looked for at
+ * once, without waiting for it to show: sh forks the background job before
+ * it runs "exit 0", so a survivor already exists when the command has been
+ * reaped, and every stage of it (the forked sh, setsid, sleep) carries the
+ * tag in its arguments. */
 static void test_spawn_proc__nothing_outlives_the_command(void **state)
 {
         struct fx *f = *state;
@@ -318,7 +337,6 @@ static void test_spawn_proc__nothing_outlives_the_command(void **state)
                 char tag[32];
                 const char *argv[] = { "/bin/sh", "-c", "setsid sleep \"$0\" & exit 0", tag, NULL };
                 struct res *r = new_res();
-                long deadline;
                 int found = 0;
 
                 if (!backend_usable(f, k->backend)) {
@@ -329,17 +347,13 @@ static void test_spawn_proc__nothing_outlives_the_command(void **state)
                 fx_populate(f);
                 snprintf(tag, sizeof(tag), "%d.%d", 600 + n++, (int) getpid() % 1000);
                 run_mode(f, k->backend, k->mode, argv, NULL, r);
-                /* Give a survivor time to show (bounded), then look for it. */
-                deadline = now_ms() + 300;
-                while (now_ms() < deadline)
-                        usleep(20000);
                 {
                         DIR *d = opendir("/proc");
                         struct dirent *de;
 
                         assert_non_null(d);
                         while ((de = readdir(d)) != NULL) {
-                                char path[300], buf[256];
+                                char path[300], buf[4096];
                                 ssize_t len;
                                 int fd;
 
@@ -354,8 +368,7 @@ static void test_spawn_proc__nothing_outlives_the_command(void **state)
                                 if (len <= 0)
                                         continue;
                                 buf[len] = '\0';
-                                if (strcmp(buf, "sleep") == 0 && (size_t) len > 6 &&
-                                    strcmp(buf + 6, tag) == 0) {
+                                if (cmdline_has(buf, (size_t) len, tag)) {
                                         found = 1;
                                         (void) kill((pid_t) atoi(de->d_name), SIGKILL);
                                 }
@@ -378,9 +391,22 @@ struct pty {
         char name[64];
 };
 
-static void open_pty(struct fx *f, struct pty *p)
+/* Non-canonical with echo: an injected byte is readable on the slave at
+ * once and echoed to the master. */
+static void pty_raw_echo(const struct pty *p)
 {
         struct termios t;
+
+        assert_int_equal(tcgetattr(p->slave, &t), 0);
+        t.c_lflag &= ~(tcflag_t) ICANON;
+        t.c_lflag |= ECHO;
+        t.c_cc[VMIN] = 1;
+        t.c_cc[VTIME] = 0;
+        assert_int_equal(tcsetattr(p->slave, TCSANOW, &t), 0);
+}
+
+static void open_pty(struct fx *f, struct pty *p)
+{
         const char *n;
 
         p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -394,34 +420,57 @@ static void open_pty(struct fx *f, struct pty *p)
         p->slave = open(p->name, O_RDWR | O_NOCTTY | O_CLOEXEC);
         assert_true(p->slave >= 0);
         fx_track_fd(f, p->slave);
-        /* Non-canonical with echo: an injected byte is readable on the slave
-         * at once and echoed to the master. */
-        assert_int_equal(tcgetattr(p->slave, &t), 0);
-        t.c_lflag &= ~(tcflag_t) ICANON;
-        t.c_lflag |= ECHO;
-        t.c_cc[VMIN] = 1;
-        t.c_cc[VTIME] = 0;
-        assert_int_equal(tcsetattr(p->slave, TCSANOW, &t), 0);
+        pty_raw_echo(p);
 }
 
-/* Bytes waiting on fd within QUIET_MS (read and discarded). */
-static ssize_t pending(int fd)
+#define PTY_MARK '#'            /* the host's marker; the probe injects 'x' */
+
+/* Read fd up to and including the marker (bounded by WAIT_MS); the
+ * number of bytes before it. */
+static ssize_t read_to_mark(int fd, const char *side)
 {
-        struct pollfd pf = { fd, POLLIN, 0 };
+        long deadline = now_ms() + WAIT_MS;
         char buf[256];
-        ssize_t n = 0, r;
+        ssize_t n = 0, r, i;
 
-        while (poll(&pf, 1, n == 0 ? QUIET_MS : 50) > 0 && (pf.revents & POLLIN)) {
-                int fl = fcntl(fd, F_GETFL);
+        for (;;) {
+                struct pollfd pf = { fd, POLLIN, 0 };
+                long left = deadline - now_ms();
 
-                (void) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+                if (left <= 0)
+                        fail_msg("the pty marker did not reach the %s within %d ms", side, WAIT_MS);
+                if (poll(&pf, 1, (int) left) <= 0)
+                        continue;
                 r = read(fd, buf, sizeof(buf));
-                (void) fcntl(fd, F_SETFL, fl);
+                if (r < 0 && errno == EINTR)
+                        continue;
                 if (r <= 0)
-                        break;
-                n += r;
+                        fail_msg("reading the pty %s: %s", side, r < 0 ? strerror(errno) : "EOF");
+                for (i = 0; i < r; i++) {
+                        if (buf[i] == PTY_MARK)
+                                return n;
+                        n++;
+                }
         }
-        return n;
+}
+
+/*
+ * What reached the pty since the last look, without waiting for nothing to
+ * arrive: the host types a marker into the master and reads each side up
+ * to it.  TIOCSTI hands its byte to the slave's line discipline before the
+ * ioctl returns, and the pty delivers the master's input and the slave's
+ * echo in order, so a byte the command injected (or its echo) comes before
+ * the marker, never after.  The termios are set again first in case the
+ * command changed them (canonical mode would hold the marker back).
+ */
+static void pty_take(const struct pty *p, ssize_t *in_slave, ssize_t *in_master)
+{
+        const char mark = PTY_MARK;
+
+        pty_raw_echo(p);
+        assert_int_equal(write(p->master, &mark, 1), 1);
+        *in_slave = read_to_mark(p->slave, "slave");
+        *in_master = read_to_mark(p->master, "master (echo)");
 }
 
 /* Positive control: with the pty as its controlling tty, an unconfined
@@ -431,7 +480,7 @@ static int tiocsti_control(struct pty *p)
 {
         pid_t pid = fork();
         int st = 0;
-        ssize_t seen;
+        ssize_t seen, echoed;
 
         assert_true(pid >= 0);
         if (pid == 0) {
@@ -443,8 +492,7 @@ static int tiocsti_control(struct pty *p)
         }
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
                 ;
-        seen = pending(p->slave);
-        (void) pending(p->master);
+        pty_take(p, &seen, &echoed);
         return WIFEXITED(st) && WEXITSTATUS(st) == 0 && seen > 0;
 }
 
@@ -482,8 +530,7 @@ static void test_spawn_proc__no_terminal_injection(void **state)
                                 run_cap(f, k->backend, k->mode, r,
                                         &(struct ro){ .keep = &p.slave, .n_keep = 1 }, subs[i], "4",
                                         cttys[j]);
-                                in_slave = pending(p.slave);
-                                in_master = pending(p.master);
+                                pty_take(&p, &in_slave, &in_master);
                                 CHECK(f, ecode(r->status) != 0, "%s 4 %s succeeded (%s)", subs[i],
                                       cttys[j], r->out);
                                 CHECK(f, in_slave == 0 && in_master == 0,
@@ -498,7 +545,9 @@ static void test_spawn_proc__no_terminal_injection(void **state)
                 /* By path (rung 2 sees the host's /dev/pts). */
                 {
                         int s = PROBE(f, k->backend, k->mode, "tiocsti", p.name);
-                        ssize_t in_slave = pending(p.slave), in_master = pending(p.master);
+                        ssize_t in_slave, in_master;
+
+                        pty_take(&p, &in_slave, &in_master);
 
                         CHECK(f, ecode(s) != 0, "tiocsti %s succeeded", p.name);
                         CHECK(f, in_slave == 0 && in_master == 0, "tiocsti %s: %zd byte(s) "
