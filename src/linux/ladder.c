@@ -567,7 +567,7 @@ static int read_long(const char *path, long *v)
 
 sbx_code sbx__native_probe(sbx_error *err)
 {
-        long v;
+        long v = 0;
 
         if (atomic_load(&native_broken))
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, EPERM,
