@@ -14,7 +14,8 @@
  *     library allocates for plain strings is released with sbx_free().
  *   - `const char *` returned by a getter is borrowed from its object.
  *   - Transparent structs start with `uint32_t version`; initialise them
- *     with their SBX_*_INIT macro.
+ *     with their SBX_*_INIT macro, or (from a binding generator, which
+ *     cannot expand macros) the matching sbx_*_init() function.
  *   - Enumerations are passed and stored as int32_t; an out-of-range value
  *     is rejected with SBX_E_INVALID, never clamped.
  *
@@ -98,7 +99,6 @@ typedef enum sbx_code {
 #define SBX__CODE_ENUM(name, value, text) SBX_##name = value,
         SBX_CODE_MAP(SBX__CODE_ENUM)
 #undef SBX__CODE_ENUM
-        SBX__CODE_END
 } sbx_code;
 
 #define SBX_ERROR_SIZE 256
@@ -161,6 +161,9 @@ typedef struct sbx_mode_event {
 } sbx_mode_event;
 #define SBX_MODE_EVENT_VERSION 1u
 #define SBX_MODE_EVENT_INIT { SBX_MODE_EVENT_VERSION, SBX_MODE_NONE, 0, 0 }
+/* Fill *event as SBX_MODE_EVENT_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_mode_event_init(sbx_mode_event *event);
 
 /*
  * The effective-mode fold: the mode of the last event (last wins).
@@ -193,6 +196,9 @@ typedef struct sbx_session_log_report {
 } sbx_session_log_report;
 #define SBX_SESSION_LOG_REPORT_VERSION 1u
 #define SBX_SESSION_LOG_REPORT_INIT { SBX_SESSION_LOG_REPORT_VERSION, 0, 0, 0 }
+/* Fill *report as SBX_SESSION_LOG_REPORT_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_session_log_report_init(sbx_session_log_report *report);
 
 /* Open (creating 0600 if missing) and replay.  report may be NULL.  The
  * handle holds an exclusive flock(2) until closed: a second opener gets
@@ -245,6 +251,9 @@ typedef struct sbx_policy_request {
 } sbx_policy_request;
 #define SBX_POLICY_REQUEST_VERSION 1u
 #define SBX_POLICY_REQUEST_INIT { SBX_POLICY_REQUEST_VERSION, SBX_MODE_NONE, NULL, NULL, NULL, 0 }
+/* Fill *request as SBX_POLICY_REQUEST_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_policy_request_init(sbx_policy_request *request);
 
 /*
  * Resolve: mode = explicit override > last sandbox/mode event > default;
@@ -315,6 +324,9 @@ typedef struct sbx_escalation_request {
 #define SBX_ESCALATION_REQUEST_VERSION 1u
 #define SBX_ESCALATION_REQUEST_INIT \
         { SBX_ESCALATION_REQUEST_VERSION, SBX_MODE_NONE, SBX_MODE_NONE, NULL, NULL, NULL, 0 }
+/* Fill *request as SBX_ESCALATION_REQUEST_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_escalation_request_init(sbx_escalation_request *request);
 
 /* The approval channel.  Returns an sbx_escalation_outcome.  Should honour
  * req->deadline_ms; any other return value counts as denied. */
@@ -347,6 +359,9 @@ typedef struct sbx_runner_rule {
 } sbx_runner_rule;
 #define SBX_RUNNER_RULE_VERSION 1u
 #define SBX_RUNNER_RULE_INIT { SBX_RUNNER_RULE_VERSION, NULL, 0, NULL, 0, NULL, 0 }
+/* Fill *rule as SBX_RUNNER_RULE_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_runner_rule_init(sbx_runner_rule *rule);
 
 /*
  * The three-stage match: (1) exit 0 never matches; a non-empty allow-list
@@ -465,6 +480,9 @@ typedef struct sbx_preset {
 } sbx_preset;
 #define SBX_PRESET_VERSION 1u
 #define SBX_PRESET_INIT { SBX_PRESET_VERSION, 0, SBX_MODE_NONE, 0 }
+/* Fill *preset as SBX_PRESET_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_preset_init(sbx_preset *preset);
 
 SBX_API const char *sbx_preset_name(int32_t id);
 /* "safe" | "review" | "danger" (a bare "custom" has no values: SBX_E_INVALID). */
@@ -535,6 +553,9 @@ typedef struct sbx_profile_config {
 #define SBX_PROFILE_CONFIG_VERSION 1u
 #define SBX_PROFILE_CONFIG_INIT \
         { SBX_PROFILE_CONFIG_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0 }
+/* Fill *cfg as SBX_PROFILE_CONFIG_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_profile_config_init(sbx_profile_config *cfg);
 
 /* An immutable, validated profile.  Thread-safe to share. */
 typedef struct sbx_profile sbx_profile;
@@ -651,6 +672,9 @@ typedef struct sbx_guarantee_report {
 } sbx_guarantee_report;
 #define SBX_GUARANTEE_REPORT_VERSION 1u
 #define SBX_GUARANTEE_REPORT_INIT { SBX_GUARANTEE_REPORT_VERSION, 0, 0, 0 }
+/* Fill *report as SBX_GUARANTEE_REPORT_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_guarantee_report_init(sbx_guarantee_report *report);
 
 /* ------------------------------------------------------------- compile */
 
@@ -699,6 +723,9 @@ typedef struct sbx_local_config {
 } sbx_local_config;
 #define SBX_LOCAL_CONFIG_VERSION 1u
 #define SBX_LOCAL_CONFIG_INIT { SBX_LOCAL_CONFIG_VERSION, SBX_BACKEND_AUTO, NULL }
+/* Fill *cfg as SBX_LOCAL_CONFIG_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_local_config_init(sbx_local_config *cfg);
 
 /* Set the process-wide local config.  Only before detection ran:
  * afterwards SBX_E_TOO_LATE.  A forced backend that cannot enforce a

@@ -24,6 +24,13 @@ sbx_code sbx__fail(sbx_error *err, sbx_code code, int sys_errno, const char *fmt
         return code;
 }
 
+/* The codes are 0 .. SBX__CODE_END - 1: each is in range, and the switch
+ * below refuses a duplicate. */
+#define SBX__CODE_DENSE(name, value, text) \
+        _Static_assert((value) >= 0 && (value) < SBX__CODE_END, "sbx_code " #name " out of range");
+SBX_CODE_MAP(SBX__CODE_DENSE)
+#undef SBX__CODE_DENSE
+
 const char *sbx_code_name(int32_t code)
 {
         switch (code) {

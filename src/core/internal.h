@@ -28,6 +28,13 @@
 
 #define SBX__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* One past the largest sbx_code, i.e. their number: the codes are dense
+ * from 0 (error.c checks it).  Internal, so not a member of the public
+ * enum, where a binding would take it for a code. */
+#define SBX__CODE_PLUS_ONE(name, value, text) + 1
+enum { SBX__CODE_END = 0 SBX_CODE_MAP(SBX__CODE_PLUS_ONE) };
+#undef SBX__CODE_PLUS_ONE
+
 /*
  * The single writer of sbx_error: fills err (if not NULL) and returns code.
  */
