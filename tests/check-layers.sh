@@ -4,7 +4,10 @@
 #   paths, session -> policy
 #   profile -> paths, policy
 #   compile -> profile, paths, policy
-#   linux/darwin/windows -> compile, paths, policy
+#   linux/darwin/windows -> compile, profile, paths, policy, core, and the
+#       backend interface backend/backend.h only
+#   backend (the table, detection) -> the OS backends
+#   exec -> backend and everything below
 # A file may never include a header of a layer above it.
 set -eu
 root=$1
@@ -18,11 +21,49 @@ check() { # layer, forbidden-regex
                 fi
         done
 }
-check policy  'paths|session|profile|compile|linux|darwin|windows|exec|net'
-check paths   'session|profile|compile|linux|darwin|windows|exec|net'
-check session 'profile|compile|linux|darwin|windows|exec|net'
-check profile 'session|compile|linux|darwin|windows|exec|net'
-check compile 'session|linux|darwin|windows|exec|net'
+check core    'policy|paths|session|profile|compile|backend|linux|darwin|windows|exec|net'
+check policy  'paths|session|profile|compile|backend|linux|darwin|windows|exec|net'
+check paths   'session|profile|compile|backend|linux|darwin|windows|exec|net'
+check session 'profile|compile|backend|linux|darwin|windows|exec|net'
+check profile 'session|compile|backend|linux|darwin|windows|exec|net'
+check compile 'session|backend|linux|darwin|windows|exec|net'
+# OS backends implement backend/backend.h (the interface) and never reach
+# up into the table or the exec layer.
+for os in linux darwin windows; do
+        check "$os" 'exec|net'
+        for f in "$root"/src/"$os"/*.[ch]; do
+                [ -e "$f" ] || continue
+                if grep -nE '#include "backend/' "$f" | grep -v '#include "backend/backend.h"'; then
+                        echo "layering: $f includes backend/ beyond the interface" >&2
+                        fail=1
+                fi
+        done
+done
+check backend 'exec|net'
+# No portable layer includes an OS backend's header.
+for l in core policy paths session profile compile exec; do
+        for f in "$root"/src/"$l"/*.[ch]; do
+                [ -e "$f" ] || continue
+                if grep -nE '#include "(linux|darwin|windows)/' "$f"; then
+                        echo "layering: $f (portable) includes an OS backend header" >&2
+                        fail=1
+                fi
+        done
+done
+# Every source file sits in a layer folder (no src/*.c outside them).
+for f in "$root"/src/*.c; do
+        [ -e "$f" ] || continue
+        echo "layering: $f is outside every layer folder" >&2
+        fail=1
+done
+# No source file over 1000 lines.
+for f in "$root"/src/*/*.[ch]; do
+        n=$(wc -l < "$f")
+        if [ "$n" -gt 1000 ]; then
+                echo "layering: $f has $n lines (at most 1000)" >&2
+                fail=1
+        fi
+done
 # Bare, non-CLOEXEC fd creation is rejected in the library (STYLE.md 25).
 if grep -rnE '\b(pipe|dup|accept|epoll_create|inotify_init)\(' "$root/src" --include=*.c; then
         echo "use the CLOEXEC variants (pipe2, F_DUPFD_CLOEXEC, accept4, ...)" >&2

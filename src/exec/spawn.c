@@ -85,6 +85,7 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         uint32_t achieved;
         sbx_code r;
         size_t tries;
+        int64_t t0;
 
         if (plan == NULL || argv == NULL || out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: plan, argv and out must not be NULL", fn);
@@ -112,6 +113,7 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
                 if (r != SBX_OK)
                         return r;
         }
+        t0 = sbx__now_ms();     /* before the init/monitor arms its own timer */
         for (tries = 0; tries < 8; tries++) {
                 if (!plan->direct) {
                         achieved = be->guarantees(plan);
@@ -140,7 +142,7 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
                                  "the sandbox", fn);
         child->be = be;
         if (o.timeout_ms > 0)
-                child->deadline_ms = sbx__now_ms() + (int64_t) o.timeout_ms;
+                child->deadline_ms = t0 + (int64_t) o.timeout_ms;
         *out = child;
         return SBX_OK;
 }

@@ -566,6 +566,11 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         if (plan->direct)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: a direct plan is not run by bwrap",
                                  fn);
+        if (sbx__sigchld_ignored())
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: the process ignores SIGCHLD "
+                                 "(SIG_IGN or SA_NOCLDWAIT), so the bwrap child would be reaped "
+                                 "before its status is known; restore SIGCHLD's default or use "
+                                 "the native or landlock backend", fn);
         if (opts->memory_max != 0 || opts->pids_max != 0)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
                                  "%s: the bwrap backend cannot apply memory or pids limits; "

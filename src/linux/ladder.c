@@ -348,9 +348,12 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
 
-        /* Rung 2 without a tracking cgroup, or with a timeout, runs the
-         * command under a subreaper monitor. */
-        p.monitor = rung == 2 && ((cgdirs[0] == NULL && cgdirs[1] == NULL) || opts->timeout_ms > 0);
+        /* Rung 2 always runs the command under a subreaper monitor: it
+         * finds descendants that leave the process group, enforces the
+         * timeout, and -- never exec'ing -- keeps the exit signal 0 that
+         * makes the child invisible to a host's SIGCHLD policy and reapers
+         * (execve resets a process's exit signal to SIGCHLD). */
+        p.monitor = rung == 2;
         child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
         if (child == NULL) {
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
@@ -494,6 +497,10 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
         sbx_code r = SBX_OK;
         int rc;
 
+        if (sbx__sigchld_ignored())
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_spawn: the process ignores SIGCHLD "
+                                 "(SIG_IGN or SA_NOCLDWAIT), so an unconfined child would be "
+                                 "reaped before its status is known; restore SIGCHLD's default");
         envp = sbx__plan_env(plan, src_env, NULL, NULL);
         if (envp == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");

@@ -92,6 +92,15 @@ void sbx__fault_hang(int step)
         atomic_store(&hang_step, step);
 }
 
+int sbx__sigchld_ignored(void)
+{
+        struct sigaction sa;
+
+        if (sigaction(SIGCHLD, NULL, &sa) < 0)
+                return 0;
+        return sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_NOCLDWAIT) != 0;
+}
+
 int sbx__fault_active(void)
 {
         return atomic_load(&fault_step) != 0 || atomic_load(&hang_step) != 0;

@@ -116,6 +116,9 @@ sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
 /* Always compiles with libseccomp (no cache, no table). */
 sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 void sbx__seccomp_free(struct sbx__bpf *bpf);
+/* The libseccomp tokens of the local ABIs, native first (seccomp.c). */
+size_t sbx__seccomp_n_arches(void);
+uint32_t sbx__seccomp_arch_token(size_t i);
 /* Where the cached program for opts came from in this process: "embedded",
  * "compiled", or "none" (not built yet). */
 const char *sbx__seccomp_source(uint32_t opts);
@@ -215,6 +218,10 @@ int sbx__proc_reap(struct sbx__proc *p, int timeout_ms, int *status);
 void sbx__proc_abort(struct sbx__proc *p);
 /* Close the parent's channel fds and the page (not the pidfd). */
 void sbx__proc_close_channel(struct sbx__proc *p);
+
+/* 1 if the process ignores SIGCHLD (SIG_IGN or SA_NOCLDWAIT): a child
+ * that execs directly (bwrap, direct) would be auto-reaped. */
+int sbx__sigchld_ignored(void);
 
 /* The setup timeout in ms (default 30000); test-only setter. */
 int sbx__launch_timeout(void);

@@ -50,4 +50,20 @@ struct sbx_profile {
  */
 int32_t sbx__profile_path_access(const sbx_profile *p, const char *path, int write);
 
+enum path_syntax {
+        PATH_OK = 0,
+        PATH_EMPTY,
+        PATH_RELATIVE,
+        PATH_TOO_LONG,
+        PATH_TRAILING_SLASH,
+        PATH_EMPTY_COMPONENT,
+        PATH_DOT,
+        PATH_DOTDOT
+};
+
+/* Shared by profile.c and access.c. */
+const char *sbx__path_syntax_text(enum path_syntax s);
+enum path_syntax sbx__path_syntax(const char *path);
+const char *sbx__printable(const char *s, char *buf, size_t bufsz);
+
 #endif /* SBX_PROFILE_INTERNAL_H */

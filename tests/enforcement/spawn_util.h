@@ -682,7 +682,7 @@ SU void run_profile(struct fx *f, int32_t backend, const sbx_profile *profile,
                 if (!done) {
                         memset(&si, 0, sizeof(si));
                         if (waitid(P_PID, (id_t) sbx_child_pid(child), &si,
-                                   WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
+                                   WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 && si.si_pid != 0)
                                 done = 1;
                 }
                 if (pfd[0] >= 0 && !eof)

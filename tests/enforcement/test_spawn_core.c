@@ -1,0 +1,581 @@
+/*
+ * test_spawn_core.c - the spawn core, checked from outside:
+ *   - 8 host threads spawning at once on every Linux backend while other
+ *     threads churn malloc and a host "reaper" calls waitpid(-1): no hang,
+ *     every command ran, and afterwards no leaked fd, zombie, scratch
+ *     directory or cgroup;
+ *   - a host that ignores SIGCHLD still gets its child's status;
+ *   - one admission check: a Deny or Gated command never runs through
+ *     sbx_spawn, Confine or the stage-2 runner;
+ *   - a setup step that hangs is bounded and named; the spawn timeout kills
+ *     the whole tree (a background grandchild included).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sandbox.h"
+#include "compile/runner_args.h"
+#include "linux/linux_internal.h"
+
+static char ws[256], tmpdir[300];
+
+static int count_dir(const char *dir)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        int n = 0;
+
+        if (d == NULL)
+                return -1;
+        while ((de = readdir(d)) != NULL)
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                        n++;
+        closedir(d);
+        return n;
+}
+
+static int open_fds(void)
+{
+        return count_dir("/proc/self/fd");
+}
+
+static int zombies_or_children(void)
+{
+        siginfo_t si;
+
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+                return errno == ECHILD ? 0 : -1;
+        return 1;       /* some child (running or zombie) is still ours */
+}
+
+static char cg_prefix[64];
+static int cg_found;
+
+static int cg_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+        (void) st;
+        if (ftw->level > 6)
+                return FTW_SKIP_SUBTREE;
+        if (flag == FTW_D && strncmp(path + ftw->base, cg_prefix, strlen(cg_prefix)) == 0)
+                cg_found++;
+        return FTW_CONTINUE;
+}
+
+static int leftover_cgroups(void)
+{
+        snprintf(cg_prefix, sizeof(cg_prefix), "sbx-%ld-", (long) getpid());
+        cg_found = 0;
+        (void) nftw("/sys/fs/cgroup", cg_visit, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+        return cg_found;
+}
+
+static sbx_plan *make_plan_net(int32_t command, int32_t network)
+{
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_profile *profile = NULL;
+        sbx_plan *plan = NULL;
+        sbx_error e;
+
+        cfg.workspace_root = ws;
+        cfg.workspace_read = SBX_ACCESS_ALLOW;
+        cfg.workspace_write = SBX_ACCESS_ALLOW;
+        cfg.host_read = SBX_ACCESS_ALLOW;
+        cfg.command = command;
+        cfg.network = network;
+        if (sbx_profile_new(&cfg, &profile, &e) != SBX_OK)
+                fail_msg("sbx_profile_new: %s", e.message);
+        if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
+                fail_msg("sbx_plan_compile: %s", e.message);
+        sbx_profile_free(profile);
+        return plan;
+}
+
+static sbx_plan *make_plan(int32_t command)
+{
+        return make_plan_net(command, SBX_ACCESS_DENY);
+}
+
+static int setup(void **state)
+{
+        char *canon = NULL;
+
+        (void) state;
+        snprintf(ws, sizeof(ws), "/tmp/sbx-core-XXXXXX");
+        if (mkdtemp(ws) == NULL)
+                return -1;
+        if (sbx_path_canonical(ws, &canon, NULL) != SBX_OK)
+                return -1;
+        snprintf(ws, sizeof(ws), "%s", canon);
+        sbx_free(canon);
+        /* Scratch directories (rung 2) go below TMPDIR: a private one, so
+         * "none left" can be counted exactly. */
+        snprintf(tmpdir, sizeof(tmpdir), "%s/.tmp", ws);
+        if (mkdir(tmpdir, 0700) < 0 || setenv("TMPDIR", tmpdir, 1) < 0)
+                return -1;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        char cmd[400];
+
+        (void) state;
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static int require_all(void)
+{
+        const char *v = getenv("SBX_REQUIRE_ALL");
+
+        return v != NULL && strcmp(v, "1") == 0;
+}
+
+/* ------------------------------------------------------------ threads */
+
+#define N_THREADS 8
+#define N_SPAWNS  25
+
+struct job {
+        const sbx_plan *plan;
+        int32_t backend;
+        int     ok, bad;
+        char    why[SBX_ERROR_SIZE];
+};
+
+static volatile int stop_churn;
+
+static void *churn(void *arg)
+{
+        void *v[64] = { 0 };
+        unsigned i = 0;
+
+        (void) arg;
+        while (!stop_churn) {
+                free(v[i % 64]);
+                v[i % 64] = malloc(16 + (i * 7919u) % 8192);
+                i++;
+        }
+        for (i = 0; i < 64; i++)
+                free(v[i]);
+        return NULL;
+}
+
+/* A host runtime that reaps "its" children with waitpid(-1). */
+static void *reaper(void *arg)
+{
+        int *stolen = arg;
+
+        while (!stop_churn) {
+                pid_t p = waitpid(-1, NULL, WNOHANG);
+
+                if (p > 0)
+                        (*stolen)++;
+                (void) sched_yield();
+        }
+        return NULL;
+}
+
+static void *spawner(void *arg)
+{
+        struct job *j = arg;
+        const char *const argv[] = { "/bin/sh", "-c", "exit 7", NULL };
+        int i;
+
+        for (i = 0; i < N_SPAWNS; i++) {
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1;
+
+                o.backend = j->backend;
+                if (sbx_spawn(j->plan, argv, &o, &c, &e) != SBX_OK) {
+                        j->bad++;
+                        snprintf(j->why, sizeof(j->why), "%s", e.message);
+                        continue;
+                }
+                if (sbx_child_wait(c, &st, &e) != SBX_OK || !WIFEXITED(st) ||
+                    WEXITSTATUS(st) != 7) {
+                        j->bad++;
+                        snprintf(j->why, sizeof(j->why), "status 0x%x", (unsigned) st);
+                } else {
+                        j->ok++;
+                }
+                sbx_child_free(c);
+        }
+        return NULL;
+}
+
+static void run_threads(int32_t backend)
+{
+        pthread_t th[N_THREADS], ch[2], rp;
+        struct job jobs[N_THREADS];
+        /* bwrap cannot claim network-deny on a host with a vsock
+         * transport (docs/backends.md): give it the network. */
+        sbx_plan *plan = make_plan_net(SBX_ACCESS_ALLOW, backend == SBX_BACKEND_BWRAP
+                                                                 ? SBX_ACCESS_ALLOW : SBX_ACCESS_DENY);
+        int fds0, i, ok = 0, stolen = 0;
+
+        fds0 = open_fds();
+        stop_churn = 0;
+        for (i = 0; i < 2; i++)
+                assert_int_equal(pthread_create(&ch[i], NULL, churn, NULL), 0);
+        /* bwrap execs as our direct child, so its exit signal is SIGCHLD
+         * and a host reaper could take it (docs/backends.md). */
+        if (backend != SBX_BACKEND_BWRAP)
+                assert_int_equal(pthread_create(&rp, NULL, reaper, &stolen), 0);
+        for (i = 0; i < N_THREADS; i++) {
+                memset(&jobs[i], 0, sizeof(jobs[i]));
+                jobs[i].plan = plan;
+                jobs[i].backend = backend;
+                assert_int_equal(pthread_create(&th[i], NULL, spawner, &jobs[i]), 0);
+        }
+        for (i = 0; i < N_THREADS; i++)
+                assert_int_equal(pthread_join(th[i], NULL), 0);
+        stop_churn = 1;
+        for (i = 0; i < 2; i++)
+                assert_int_equal(pthread_join(ch[i], NULL), 0);
+        if (backend != SBX_BACKEND_BWRAP)
+                assert_int_equal(pthread_join(rp, NULL), 0);
+        for (i = 0; i < N_THREADS; i++) {
+                if (jobs[i].bad > 0)
+                        fail_msg("%s: thread %d: %d of %d spawns failed (%s)",
+                                 sbx_backend_name(backend), i, jobs[i].bad, N_SPAWNS, jobs[i].why);
+                ok += jobs[i].ok;
+        }
+        assert_int_equal(ok, N_THREADS * N_SPAWNS);
+        if (stolen != 0)
+                fail_msg("%s: a waitpid(-1) reaper took %d sandbox children",
+                         sbx_backend_name(backend), stolen);
+        if (open_fds() != fds0)
+                fail_msg("%s: %d fds open before, %d after", sbx_backend_name(backend), fds0,
+                         open_fds());
+        if (zombies_or_children() != 0)
+                fail_msg("%s: a child or zombie is left", sbx_backend_name(backend));
+        if (count_dir(tmpdir) != 0)
+                fail_msg("%s: %d scratch entries left in %s", sbx_backend_name(backend),
+                         count_dir(tmpdir), tmpdir);
+        if (leftover_cgroups() != 0)
+                fail_msg("%s: %d cgroups left", sbx_backend_name(backend), leftover_cgroups());
+        sbx_plan_free(plan);
+}
+
+static int have_bwrap(void)
+{
+        static const char *const dirs[] = { "/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap" };
+        size_t i;
+
+        for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+                if (access(dirs[i], X_OK) == 0)
+                        return 1;
+        return 0;
+}
+
+static void test_spawn_core__threads_native(void **state)
+{
+        (void) state;
+        run_threads(SBX_BACKEND_NATIVE);
+}
+
+static void test_spawn_core__threads_landlock(void **state)
+{
+        (void) state;
+        run_threads(SBX_BACKEND_LANDLOCK);
+}
+
+static void test_spawn_core__threads_bwrap(void **state)
+{
+        (void) state;
+        if (!have_bwrap()) {
+                if (require_all())
+                        fail_msg("bwrap is not installed (SBX_REQUIRE_ALL=1)");
+                skip();
+        }
+        run_threads(SBX_BACKEND_BWRAP);
+}
+
+/* --------------------------------------------------------- SIGCHLD */
+
+static void test_spawn_core__host_ignoring_sigchld_gets_the_status(void **state)
+{
+        const char *const argv[] = { "/bin/sh", "-c", "exit 3", NULL };
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+        struct sigaction ign, old;
+        size_t i;
+        (void) state;
+
+        memset(&ign, 0, sizeof(ign));
+        ign.sa_handler = SIG_IGN;
+        assert_int_equal(sigaction(SIGCHLD, &ign, &old), 0);
+        for (i = 0; i < 2; i++) {
+                /* restored below; a failure ends the whole binary's run */
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1;
+
+                o.backend = backends[i];
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                if (sbx_child_wait(c, &st, &e) != SBX_OK)
+                        fail_msg("sbx_child_wait with SIGCHLD ignored: %s", e.message);
+                assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+                sbx_child_free(c);
+        }
+        assert_int_equal(sigaction(SIGCHLD, &old, NULL), 0);
+        sbx_plan_free(plan);
+}
+
+/* -------------------------------------------------------- admission */
+
+static void marker_path(char *buf, size_t n)
+{
+        snprintf(buf, n, "%s/ran", ws);
+}
+
+static void test_spawn_core__deny_and_gated_never_run(void **state)
+{
+        static const int32_t modes[] = { SBX_ACCESS_DENY, SBX_ACCESS_GATED };
+        static const sbx_code want[] = { SBX_E_GRANT_DENIED, SBX_E_GRANT_REQUIRED };
+        static const int32_t backends[] = { SBX_BACKEND_AUTO, SBX_BACKEND_NATIVE,
+                                            SBX_BACKEND_LANDLOCK };
+        char marker[300], script[400];
+        size_t a, b;
+        (void) state;
+
+        marker_path(marker, sizeof(marker));
+        snprintf(script, sizeof(script), "touch '%s'", marker);
+        for (a = 0; a < 2; a++) {
+                sbx_plan *plan = make_plan(modes[a]);
+                sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+                sbx_profile *profile = NULL;
+                sbx_confined_argv *conf = NULL;
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_error e;
+
+                for (b = 0; b < 3; b++) {
+                        sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                        sbx_child *c = NULL;
+                        sbx_code r;
+
+                        o.backend = backends[b];
+                        r = sbx_spawn(plan, argv, &o, &c, &e);
+                        if (r == SBX_OK) {
+                                (void) sbx_child_wait(c, NULL, NULL);
+                                sbx_child_free(c);
+                        }
+                        assert_int_equal(r, want[a]);
+                        assert_int_equal(access(marker, F_OK), -1);
+                }
+                /* Confine */
+                cfg.workspace_root = ws;
+                cfg.workspace_read = cfg.workspace_write = cfg.host_read = SBX_ACCESS_ALLOW;
+                cfg.command = modes[a];
+                assert_int_equal(sbx_profile_new(&cfg, &profile, &e), SBX_OK);
+                assert_int_equal(sbx_confine_profile(argv, profile, &conf, &e), want[a]);
+                assert_null(conf);
+                /* The stage-2 runner, handed the same profile, refuses too. */
+                {
+                        const char *runner = getenv("SBX_SANDBOX_RUN");
+                        char **rargv = NULL;
+                        pid_t pid;
+                        int st = -1, devnull;
+
+                        if (runner == NULL)
+                                fail_msg("SBX_SANDBOX_RUN is not set");
+                        assert_int_equal(sbx__runner_format(profile, SBX_BACKEND_NATIVE, NULL, runner,
+                                                            argv, &rargv, &e), SBX_OK);
+                        pid = fork();
+                        if (pid == 0) {
+                                devnull = open("/dev/null", O_WRONLY);
+                                dup2(devnull, 2);
+                                execv(runner, rargv);
+                                _exit(99);
+                        }
+                        assert_true(pid > 0);
+                        assert_int_equal(waitpid(pid, &st, 0), pid);
+                        assert_true(WIFEXITED(st));
+                        assert_int_equal(WEXITSTATUS(st), SBX_EXIT_RUNNER_FAILURE);
+                        assert_int_equal(access(marker, F_OK), -1);
+                        sbx_strv_free(rargv);
+                }
+                sbx_profile_free(profile);
+                sbx_plan_free(plan);
+        }
+}
+
+/* ---------------------------------------------------- bounded waits */
+
+static void test_spawn_core__hanging_setup_is_bounded_and_named(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        char marker[300], script[400];
+        int s, fds0 = open_fds();
+        size_t b;
+        (void) state;
+
+        marker_path(marker, sizeof(marker));
+        snprintf(script, sizeof(script), "touch '%s'", marker);
+        for (s = 1; sbx__step_name(s) != NULL; s++)
+                if (strcmp(sbx__step_name(s), "changing to the working directory") == 0)
+                        break;
+        assert_non_null(sbx__step_name(s));
+        sbx__launch_set_timeout(400);
+        sbx__fault_hang(s);
+        for (b = 0; b < 2; b++) {
+                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+
+                o.backend = backends[b];
+                assert_int_equal(sbx_spawn(plan, argv, &o, &c, &e), SBX_E_SANDBOX_UNAVAILABLE);
+                if (strstr(e.message, "changing to the working directory") == NULL ||
+                    strstr(e.message, "did not finish") == NULL)
+                        fail_msg("the error does not name the step: %s", e.message);
+                assert_int_equal(access(marker, F_OK), -1);
+                sbx_plan_free(plan);
+        }
+        sbx__fault_hang(0);
+        sbx__launch_set_timeout(0);
+        assert_int_equal(zombies_or_children(), 0);
+        assert_int_equal(open_fds(), fds0);
+        assert_int_equal(count_dir(tmpdir), 0);
+}
+
+/* The timeout kills the whole tree, a background grandchild included. */
+static int sleeper_alive(const char *tag)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int found = 0;
+
+        assert_non_null(d);
+        while ((de = readdir(d)) != NULL) {
+                char path[300], buf[512];
+                ssize_t n, i;
+                int fd;
+
+                if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                n = read(fd, buf, sizeof(buf) - 1);
+                close(fd);
+                if (n <= 0)
+                        continue;
+                for (i = 0; i < n; i++)
+                        if (buf[i] == '\0')
+                                buf[i] = ' ';
+                buf[n] = '\0';
+                if (strstr(buf, tag) != NULL && strstr(buf, "sh -c") == NULL)
+                        found = 1;
+        }
+        closedir(d);
+        return found;
+}
+
+static void test_spawn_core__timeout_kills_the_tree(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        size_t b;
+        (void) state;
+
+        for (b = 0; b < 2; b++) {
+                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+                char script[200], tag[32];
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1, done = 0;
+
+                /* A distinctive sleep length finds the grandchild in /proc. */
+                snprintf(tag, sizeof(tag), "sleep 97%zu%d", b, (int) getpid() % 1000);
+                snprintf(script, sizeof(script), "setsid %s & %s", tag, tag);
+                o.backend = backends[b];
+                o.timeout_ms = 500;
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                assert_true(sbx_child_pollfd(c) >= 0);
+                assert_int_equal(sbx_child_try_wait(c, &done, &st, &e), SBX_OK);
+                assert_int_equal(done, 0);
+                if (sbx_child_wait(c, &st, &e) != SBX_OK)
+                        fail_msg("sbx_child_wait: %s", e.message);
+                assert_int_equal(sbx_child_timed_out(c), 1);
+                assert_int_equal(sbx_child_pollfd(c), -1);
+                sbx_child_free(c);
+                if (sleeper_alive(tag))
+                        fail_msg("%s: a process of the timed-out tree (%s) is still running",
+                                 sbx_backend_name(backends[b]), tag);
+                sbx_plan_free(plan);
+        }
+}
+
+static void test_spawn_core__kill_ends_the_tree(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        size_t b;
+        (void) state;
+
+        for (b = 0; b < 2; b++) {
+                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+                char script[200], tag[32];
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1;
+
+                snprintf(tag, sizeof(tag), "sleep 98%zu%d", b, (int) getpid() % 1000);
+                snprintf(script, sizeof(script), "%s & %s", tag, tag);
+                o.backend = backends[b];
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                assert_int_equal(sbx_child_kill(c, SIGKILL, &e), SBX_OK);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                assert_int_equal(sbx_child_timed_out(c), 0);
+                sbx_child_free(c);
+                if (sleeper_alive(tag))
+                        fail_msg("%s: sbx_child_kill(SIGKILL) left %s running",
+                                 sbx_backend_name(backends[b]), tag);
+                sbx_plan_free(plan);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_spawn_core__threads_native),
+                cmocka_unit_test(test_spawn_core__threads_landlock),
+                cmocka_unit_test(test_spawn_core__threads_bwrap),
+                cmocka_unit_test(test_spawn_core__host_ignoring_sigchld_gets_the_status),
+                cmocka_unit_test(test_spawn_core__deny_and_gated_never_run),
+                cmocka_unit_test(test_spawn_core__hanging_setup_is_bounded_and_named),
+                cmocka_unit_test(test_spawn_core__timeout_kills_the_tree),
+                cmocka_unit_test(test_spawn_core__kill_ends_the_tree),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
