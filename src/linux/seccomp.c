@@ -1,13 +1,13 @@
 /*
  * seccomp.c - the escape-primitive deny list (libseccomp wrapper).
  *
- * The only file that talks to libseccomp (STYLE.md rule 29).  The filter is
- * built in the parent, exported as a classic BPF program into malloc'd
- * memory, and loaded in the child with one prctl: no libseccomp code runs
- * after fork.  A native build also compiles every program at build time
- * (tools/seccomp-gen, see "build-time programs" below): a process whose
- * libseccomp and kernel are the build machine's takes those and never asks
- * libseccomp to compile, which saves milliseconds per process
+ * With seccomp_embed.c, the only file that talks to libseccomp (STYLE.md
+ * rule 29).  The filter is built in the parent, exported as a classic BPF
+ * program into malloc'd memory, and loaded in the child with one prctl: no
+ * libseccomp code runs after fork.  A native build also compiles every
+ * program at build time (tools/seccomp-gen, seccomp_embed.c): a process
+ * whose libseccomp and kernel are the build machine's takes those and
+ * never asks libseccomp to compile, which saves milliseconds per process
  * (docs/performance.md).
  *
  * What the filter does (default action: allow):

@@ -5,31 +5,16 @@
  * build-time writer (sbx-seccomp-gen).  docs/performance.md.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <errno.h>
-#include <link.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <linux/fs.h>
-#include <sys/mman.h>
-#include <sys/personality.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/types.h>
 #include <unistd.h>
 
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -38,19 +23,18 @@
 
 #include "linux/seccomp_defs.h"
 
-
 /* ------------------------------------------------- build-time programs */
 
 /*
- * The program is a function of this file (compiled for the target), of the
+ * The program is a function of seccomp.c (compiled for the target), of the
  * libseccomp that compiles it (its syscall tables and code generator) and,
  * through one choice, of the kernel: libseccomp uses KILL_PROCESS for a
  * foreign arch only when the running kernel reports it (else we get
  * KILL_THREAD).  Nothing else is read from the machine.
  *
- * The build compiles this file a second time into tools/seccomp-gen
- * (SBX_SC_GENERATOR), which writes every program to seccomp-table.h with a
- * record of those inputs: the libseccomp version and GNU build-id, its
+ * The build compiles seccomp.c and this file a second time into
+ * tools/seccomp-gen (SBX_SC_GENERATOR), which writes every program to
+ * seccomp-table.h with a record of those inputs: the libseccomp version and GNU build-id, its
  * native arch, our arch list and the kill action.  A process takes the
  * embedded programs only when its own inputs are exactly that record, and
  * compiles with libseccomp otherwise (cross builds have no table).
