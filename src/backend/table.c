@@ -91,11 +91,6 @@ static void unavailable_release(sbx_child *child)
 
 /* ------------------------------------------------------------ vtables */
 
-/* stderr substrings that mean "the sandbox said no" (EACCES, EROFS, EPERM
- * as the C library and the usual tools print them). */
-static const char *const linux_denials[] = {
-        "Permission denied", "Read-only file system", "Operation not permitted", NULL,
-};
 static const char *const no_denials[] = { NULL };
 
 static const struct sbx_backend backend_unavailable = {
@@ -104,7 +99,13 @@ static const struct sbx_backend backend_unavailable = {
         unavailable_release, no_denials,
 };
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
+/* stderr substrings that mean "the sandbox said no" (EACCES, EROFS, EPERM
+ * as the C library and the usual tools print them). */
+static const char *const linux_denials[] = {
+        "Permission denied", "Read-only file system", "Operation not permitted", NULL,
+};
+
 static const struct sbx_backend backend_native = {
         SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_guarantees,
         sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
@@ -134,7 +135,7 @@ static const struct sbx_backend backend_direct = {
 
 const struct sbx_backend *sbx__backend_direct(void)
 {
-#if defined(__linux__)
+#if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
         return &backend_direct;
 #else
         return &backend_unavailable;
@@ -143,7 +144,7 @@ const struct sbx_backend *sbx__backend_direct(void)
 
 /* The detection chain, strongest first; `unavailable` ends it. */
 static const struct sbx_backend *const chain[] = {
-#if defined(__linux__)
+#if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
         &backend_native, &backend_landlock, &backend_bwrap,
 #endif
         &backend_unavailable,
