@@ -21,6 +21,10 @@ struct sbx_backend {
         /* Cheap: what the backend needs is present.  SBX_OK = try it.  The
          * first real spawn is the real test (detection by doing). */
         sbx_code  (*probe)(sbx_error *err);
+        /* Really proves the backend works here (cached per process; free
+         * once a spawn succeeded).  For the paths no spawn follows:
+         * Confine, sbx_backend_detect, sbx_backend_guarantees(AUTO). */
+        sbx_code  (*verify)(sbx_error *err);
         /* SBX_G_* this backend achieves for plan (hardening extras included). */
         uint32_t  (*guarantees)(const struct sbx_plan *plan);
         /* argv rewriting: runner + profile args + "--" + argv, malloc'd
@@ -49,6 +53,9 @@ const struct sbx_backend *sbx__backend_get(int32_t id);
 const struct sbx_backend *sbx__backend_direct(void);
 /* The detected (or forced) backend; runs detection once. */
 sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err);
+/* The chosen backend, verified (moving down the chain past any whose
+ * verify fails, as a spawn would). */
+sbx_code sbx__backend_verified(const struct sbx_backend **out, sbx_error *err);
 /* `failed` could not set up a sandbox in this environment (its probe now
  * says so): detection moves down the chain.  *out is the next choice. */
 sbx_code sbx__backend_fell_back(const struct sbx_backend *failed,
@@ -84,6 +91,8 @@ sbx_child *sbx__child_new(int32_t backend);
 /* ----- Linux rows (src/linux/) ----- */
 sbx_code sbx__native_probe(sbx_error *err);
 sbx_code sbx__landlock_probe(sbx_error *err);
+sbx_code sbx__native_verify(sbx_error *err);
+sbx_code sbx__landlock_verify(sbx_error *err);
 uint32_t sbx__native_guarantees(const struct sbx_plan *plan);
 uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan);
 sbx_code sbx__native_spawn(const struct sbx_plan *plan, const char *const *argv,

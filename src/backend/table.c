@@ -94,7 +94,8 @@ static void unavailable_release(sbx_child *child)
 static const char *const no_denials[] = { NULL };
 
 static const struct sbx_backend backend_unavailable = {
-        SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_guarantees,
+        SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_probe,
+        unavailable_guarantees,
         unavailable_confine, unavailable_spawn, unavailable_wait, unavailable_kill,
         unavailable_release, no_denials,
 };
@@ -107,19 +108,22 @@ static const char *const linux_denials[] = {
 };
 
 static const struct sbx_backend backend_native = {
-        SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_guarantees,
+        SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_verify,
+        sbx__native_guarantees,
         sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
 
 static const struct sbx_backend backend_landlock = {
-        SBX_BACKEND_LANDLOCK, "landlock", sbx__landlock_probe, sbx__landlock_guarantees,
+        SBX_BACKEND_LANDLOCK, "landlock", sbx__landlock_probe, sbx__landlock_verify,
+        sbx__landlock_guarantees,
         sbx__runner_confine_landlock, sbx__landlock_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
 
 static const struct sbx_backend backend_bwrap = {
-        SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_guarantees,
+        SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_probe,
+        sbx__bwrap_guarantees,
         sbx__bwrap_confine, sbx__bwrap_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
@@ -127,7 +131,8 @@ static const struct sbx_backend backend_bwrap = {
 /* Direct (unconfined, acknowledged) plans: not a sandbox, never chosen by
  * detection; reported as backend "auto" with nothing enforced. */
 static const struct sbx_backend backend_direct = {
-        SBX_BACKEND_AUTO, "direct", unavailable_probe, unavailable_guarantees,
+        SBX_BACKEND_AUTO, "direct", unavailable_probe, unavailable_probe,
+        unavailable_guarantees,
         unavailable_confine, sbx__direct_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, no_denials,
 };
@@ -336,6 +341,31 @@ sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err)
         return SBX_OK;
 }
 
+sbx_code sbx__backend_verified(const struct sbx_backend **out, sbx_error *err)
+{
+        const struct sbx_backend *be = NULL;
+        sbx_error e;
+        sbx_code r;
+        size_t i;
+
+        r = sbx__backend_chosen(&be, err);
+        for (i = 0; r == SBX_OK && i < SBX__ARRAY_SIZE(chain); i++) {
+                memset(&e, 0, sizeof(e));
+                if (be->verify(&e) == SBX_OK) {
+                        *out = be;
+                        return SBX_OK;
+                }
+                if (forced_backend)
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, e.sys_errno,
+                                         "the forced %s backend is not usable: %.200s", be->name,
+                                         e.message);
+                r = sbx__backend_fell_back(be, &be, err);
+        }
+        if (r == SBX_OK)
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "no usable sandbox backend");
+        return r;
+}
+
 int sbx__backend_forced(void)
 {
         (void) pthread_once(&detect_once, detect);
@@ -448,7 +478,7 @@ sbx_code sbx_backend_detect(int32_t *backend_out, sbx_error *err)
 
         if (backend_out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "sbx_backend_detect: backend_out is NULL");
-        r = sbx__backend_chosen(&be, err);
+        r = sbx__backend_verified(&be, err);
         if (r != SBX_OK)
                 return r;
         *backend_out = be->id;
@@ -472,14 +502,14 @@ sbx_code sbx_backend_guarantees(int32_t backend, const sbx_plan *plan, uint32_t 
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: backend %d is not a backend", fn,
                                  (int) backend);
         if (backend == SBX_BACKEND_AUTO) {
-                r = sbx__backend_chosen(&be, err);
+                r = sbx__backend_verified(&be, err);
                 if (r != SBX_OK)
                         return r;
         } else {
                 be = sbx__backend_get(backend);
-                /* A backend this platform does not have, or whose probe
-                 * fails here, achieves nothing. */
-                if (be != NULL && be->id != SBX_BACKEND_UNAVAILABLE && be->probe(NULL) != SBX_OK)
+                /* A backend this platform does not have, or that does not
+                 * work here, achieves nothing. */
+                if (be != NULL && be->id != SBX_BACKEND_UNAVAILABLE && be->verify(NULL) != SBX_OK)
                         be = NULL;
         }
         /* A direct plan has no boundary at all: nothing is enforced. */

@@ -34,7 +34,7 @@ struct sbx_confined_argv {
 };
 
 /* "read-boundary, network-deny" for the bits of mask. */
-static void guarantee_names(uint32_t mask, char *buf, size_t bufsz)
+void sbx__guarantee_names(uint32_t mask, char *buf, size_t bufsz)
 {
         size_t used = 0;
         uint32_t bit;
@@ -96,7 +96,7 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         if (r != SBX_OK)
                 goto out;
 
-        r = sbx__backend_chosen(&be, err);
+        r = sbx__backend_verified(&be, err);
         if (r != SBX_OK)
                 goto out;
         if (be->id == SBX_BACKEND_UNAVAILABLE) {
@@ -114,7 +114,7 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         achieved = be->guarantees(plan);
         missing = plan->required & ~achieved;
         if (missing != 0) {
-                guarantee_names(missing, names, sizeof(names));
+                sbx__guarantee_names(missing, names, sizeof(names));
                 r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
                               "%s: the %s backend cannot enforce the required %s; refusing to "
                               "run less confined", fn, be->name, names);

@@ -28,6 +28,9 @@ sbx_code sbx__admit(const struct sbx_plan *plan, const char *fn, sbx_error *err)
 sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char *fn,
                                       sbx_spawn_options *out, sbx_error *err);
 
+/* "read-boundary, network-deny" for the SBX_G_* bits of mask (confine.c). */
+void sbx__guarantee_names(uint32_t mask, char *buf, size_t bufsz);
+
 /* CLOCK_MONOTONIC in ms. */
 int64_t sbx__now_ms(void);
 

@@ -115,14 +115,19 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         }
         t0 = sbx__now_ms();     /* before the init/monitor arms its own timer */
         for (tries = 0; tries < 8; tries++) {
-                if (!plan->direct) {
+                /* The unavailable row's own spawn says why (detection notes). */
+                if (!plan->direct && be->id != SBX_BACKEND_UNAVAILABLE) {
                         achieved = be->guarantees(plan);
-                        if ((achieved & plan->required) != plan->required)
+                        if ((achieved & plan->required) != plan->required) {
+                                char names[SBX_ERROR_SIZE];
+
+                                sbx__guarantee_names(plan->required & ~achieved, names,
+                                                     sizeof(names));
                                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
-                                                 "%s: the %s backend cannot enforce every guarantee "
-                                                 "the profile requires (missing 0x%x); refusing to "
-                                                 "run less confined", fn, be->name,
-                                                 (unsigned) (plan->required & ~achieved));
+                                                 "%s: the %s backend cannot enforce the required "
+                                                 "%s; refusing to run less confined", fn,
+                                                 be->name, names);
+                        }
                 }
                 r = be->spawn(plan, argv, &o, &child, err);
                 if (r == SBX_OK)

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -115,6 +116,16 @@ fail:
 /* Rung 1 is unusable in this process once the environment refused to
  * create or map its namespaces (not for plan-specific failures). */
 static atomic_int native_broken;
+/* Test-only: the next rung-1 spawns fail at clone as if the environment
+ * refused user namespaces (sticky, like the real refusal). */
+static atomic_int refuse_namespaces;
+
+void sbx__fault_refuse_namespaces(void)
+{
+        atomic_store(&refuse_namespaces, 1);
+}
+/* A rung proved itself by a spawn that reached execve (no verify needed). */
+static atomic_int rung_proven[2];
 
 static int environment_refused(int step, int e)
 {
@@ -367,7 +378,8 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         }
         /* The child always waits for the go byte: it is moved into its
          * cgroups first, and a rung-1 child cannot check its parent. */
-        rc = sbx__launch(ns, 1, sbx__ladder_child, &p, &proc);
+        rc = rung == 1 && atomic_load(&refuse_namespaces) ? -EPERM
+             : sbx__launch(ns, 1, sbx__ladder_child, &p, &proc);
         if (rc < 0) {
                 if (rung == 1 && !sbx__fault_active() && environment_refused(STEP_FORK, -rc))
                         atomic_store(&native_broken, 1);
@@ -406,6 +418,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
         sbx__proc_close_channel(&proc);
+        atomic_store(&rung_proven[rung - 1], 1);
         free(home);
         sbx__prep_free(&p);
         *out = child;
@@ -603,4 +616,91 @@ sbx_code sbx__landlock_probe(sbx_error *err)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ENOSYS,
                                  "probe: Landlock is not available on this kernel");
         return SBX_OK;
+}
+
+/* ------------------------------------------------------------- verify */
+
+/* Really run `true` under a read-only plan of `rung`. */
+static sbx_code verify_rung(int rung, sbx_error *err)
+{
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_profile *profile = NULL;
+        sbx_plan *plan = NULL;
+        sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+        struct sbx_child *child = NULL;
+        const char *const argv[] = { "true", NULL };
+        const char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
+        int status = -1, r2;
+        sbx_code r;
+
+        cfg.workspace_root = "/";
+        cfg.workspace_read = SBX_ACCESS_ALLOW;
+        cfg.host_read = SBX_ACCESS_ALLOW;
+        cfg.command = SBX_ACCESS_ALLOW;
+        cfg.home = SBX_HOME_REAL;
+        o.envp = envp;
+        o.cwd = "/";
+        r = sbx_profile_new(&cfg, &profile, err);
+        if (r == SBX_OK)
+                r = sbx_plan_compile(profile, &plan, err);
+        if (r == SBX_OK)
+                r = ns_spawn(rung, plan, argv, &o, &child, err);
+        if (r == SBX_OK) {
+                r2 = sbx__linux_child_wait(child, 5000, &status);
+                if (r2 < 0) {
+                        (void) sbx__linux_child_kill(child, SIGKILL);
+                        (void) sbx__linux_child_wait(child, 5000, &status);
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -r2,
+                                      "verify: `true` under the %s backend did not finish",
+                                      rung == 1 ? "native" : "landlock");
+                } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                      "verify: `true` under the %s backend exited with status 0x%x",
+                                      rung == 1 ? "native" : "landlock", (unsigned) status);
+                }
+                sbx__linux_child_release(child);
+                free(child);
+        }
+        sbx_plan_free(plan);
+        sbx_profile_free(profile);
+        return r;
+}
+
+static pthread_once_t verify_once[2] = { PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT };
+static sbx_code verify_rc[2];
+static sbx_error verify_err[2];
+
+static void verify_native_once(void)
+{
+        verify_rc[0] = verify_rung(1, &verify_err[0]);
+}
+
+static void verify_landlock_once(void)
+{
+        verify_rc[1] = verify_rung(2, &verify_err[1]);
+}
+
+static sbx_code verify_cached(int rung, sbx_error *err)
+{
+        sbx_code r = rung == 1 ? sbx__native_probe(err) : sbx__landlock_probe(err);
+
+        if (r != SBX_OK)
+                return r;
+        if (atomic_load(&rung_proven[rung - 1]))
+                return SBX_OK;
+        (void) pthread_once(&verify_once[rung - 1],
+                            rung == 1 ? verify_native_once : verify_landlock_once);
+        if (verify_rc[rung - 1] != SBX_OK && err != NULL)
+                *err = verify_err[rung - 1];
+        return verify_rc[rung - 1];
+}
+
+sbx_code sbx__native_verify(sbx_error *err)
+{
+        return verify_cached(1, err);
+}
+
+sbx_code sbx__landlock_verify(sbx_error *err)
+{
+        return verify_cached(2, err);
 }

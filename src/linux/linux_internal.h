@@ -253,6 +253,9 @@ void sbx__fault_hang(int step);
 /* 1 while a fault is injected (an injected refusal is not the
  * environment's: detection does not move down the chain for it). */
 int sbx__fault_active(void);
+/* Test-only: from now on this process's environment "refuses" rung 1's
+ * namespaces (clone fails with EPERM), to test detection by doing. */
+void sbx__fault_refuse_namespaces(void);
 /* The text a failing step is reported with ("mounting the staging tmpfs"),
  * or NULL past the last step. */
 const char *sbx__step_name(int step);

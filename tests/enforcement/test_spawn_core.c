@@ -565,6 +565,56 @@ static void test_spawn_core__kill_ends_the_tree(void **state)
         }
 }
 
+/* Detection by doing: when the environment refuses rung 1 (here by a
+ * test-only switch that fails its clone with EPERM), a spawn moves down the
+ * chain to rung 2 only if rung 2 still enforces every required guarantee,
+ * and Confine and detection report the backend that really runs.  Sticky
+ * for the process: this test runs last. */
+static void test_spawn_core__refused_namespaces_fall_back_honestly(void **state)
+{
+        char marker[300], script[400];
+        sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+        const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+        sbx_guarantee_report need = SBX_GUARANTEE_REPORT_INIT, got = SBX_GUARANTEE_REPORT_INIT;
+        sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+        sbx_child *c = NULL;
+        uint32_t landlock = 0;
+        int32_t b = -1;
+        sbx_error e;
+        sbx_code r;
+        int st = -1;
+        (void) state;
+
+        marker_path(marker, sizeof(marker));
+        (void) unlink(marker);
+        /* echo, not touch: rung 2 refuses utimes (docs/backends.md). */
+        snprintf(script, sizeof(script), "echo ran > '%s'", marker);
+        assert_int_equal(sbx_plan_guarantees(plan, &need, &e), SBX_OK);
+        assert_int_equal(sbx_backend_guarantees(SBX_BACKEND_LANDLOCK, plan, &landlock, NULL, &e),
+                         SBX_OK);
+        sbx__fault_refuse_namespaces();
+        r = sbx_spawn(plan, argv, &o, &c, &e);
+        if ((need.required & ~landlock) != 0) {
+                /* Rung 2 would enforce less than required: fail closed. */
+                assert_int_equal(r, SBX_E_SANDBOX_UNAVAILABLE);
+                assert_int_equal(access(marker, F_OK), -1);
+        } else {
+                if (r != SBX_OK)
+                        fail_msg("no fallback to rung 2: %s", e.message);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+                assert_int_equal(access(marker, F_OK), 0);
+                assert_int_equal(sbx_child_report(c, &got, &e), SBX_OK);
+                /* What rung 2 enforces, not what rung 1 would have. */
+                assert_int_equal(got.achieved & ~landlock, 0);
+                assert_int_equal(got.achieved & SBX_G_PROCESS_ISOLATION, 0);
+                sbx_child_free(c);
+        }
+        assert_int_equal(sbx_backend_detect(&b, &e), SBX_OK);
+        assert_int_not_equal(b, SBX_BACKEND_NATIVE);
+        sbx_plan_free(plan);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -576,6 +626,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__hanging_setup_is_bounded_and_named),
                 cmocka_unit_test(test_spawn_core__timeout_kills_the_tree),
                 cmocka_unit_test(test_spawn_core__kill_ends_the_tree),
+                cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

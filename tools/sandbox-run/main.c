@@ -900,9 +900,9 @@ int main(int argc, char **argv)
          * using sbx_confine would.  The runner for the native backends is
          * this very program. */
         export_self_as_runner();
-        r = sbx_confine_profile(cmd, profile, &confined, &e);
-        g.confined = confined;
         if (o.explain) {
+                r = sbx_confine_profile(cmd, profile, &confined, &e);
+                g.confined = confined;
                 if (r == SBX_OK) {
                         x.backend = sbx_backend_name(sbx_confined_argv_backend(confined));
                         x.achieved = sbx_confined_argv_guarantees(confined);
@@ -931,8 +931,6 @@ int main(int argc, char **argv)
                         die_err(&e);
                 return 0;
         }
-        if (r != SBX_OK)
-                die_err(&e);
 
         /* Run it.  The child's stderr is a pipe we forward from, keeping
          * the last TAIL_MAX bytes for the denial check. */
@@ -958,6 +956,12 @@ int main(int argc, char **argv)
         if (r != SBX_OK)
                 die_spawn(&e, cmd[0]);
         g.child = child;
+        /* Confine after the spawn: the same checks, and the backend that
+         * just ran is proven, so no probe runs on this path (detection by
+         * doing).  It gives the denial signatures and runner rules. */
+        if (sbx_confine_profile(cmd, profile, &confined, &e) != SBX_OK)
+                confined = NULL;
+        g.confined = confined;
         install_forwarding((pid_t) sbx_child_pid(child));
         if (piped) {
                 pump(pipefd[0], STDERR_FILENO, (pid_t) sbx_child_pid(child), &tail);
@@ -972,8 +976,11 @@ int main(int argc, char **argv)
                 int denied = 0;
                 char marker[SBX_DENIAL_MARKER_MAX];
 
-                check_runner_failure(confined, status, &tail, cmd[0]);
-                sigs = sbx_confined_argv_denial_signatures(confined, &n);
+                if (confined != NULL)
+                        check_runner_failure(confined, status, &tail, cmd[0]);
+                sigs = confined != NULL ? sbx_confined_argv_denial_signatures(confined, &n) : NULL;
+                if (sigs == NULL)
+                        n = 0;
                 if (sbx_denied_by_sandbox(status, tail.buf, tail.len, sigs, n, &denied, NULL,
                                           NULL) == SBX_OK && denied &&
                     sbx_denial_marker(o.mode, marker, sizeof(marker), NULL) == SBX_OK) {
