@@ -701,7 +701,11 @@ SBX_API sbx_code sbx_plan_describe(const sbx_plan *plan, char **text_out, sbx_er
  * call that needs it) and tries, in order: native rung 1 (user, mount,
  * pid, ipc, uts and net namespaces + Landlock + seccomp), rung 2 (Landlock
  * + seccomp + no_new_privs), bwrap (when installed and its probe passes),
- * then unavailable.  Each probe really runs `true` under a read-only plan.
+ * then unavailable.  Detection is by doing: the rungs' probes are cheap
+ * checks, a spawn the environment refuses moves down the chain, and what
+ * runs no spawn (Confine, sbx_backend_detect, sbx_backend_guarantees with
+ * SBX_BACKEND_AUTO) first proves the backend by really running `true` in
+ * it, once per process (docs/backends.md).
  */
 typedef enum sbx_backend_id {
         SBX_BACKEND_AUTO        = 0,    /* "auto": run detection */
