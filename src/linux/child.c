@@ -17,7 +17,9 @@
 #include <net/if.h>
 #include <signal.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -133,6 +135,78 @@ static void kill_orphans(void)
         }
 }
 
+/* The command's own last steps, then execve.  Never returns. */
+static void exec_command(struct sbx__prep *p) SBX__NORETURN;
+static void exec_command(struct sbx__prep *p)
+{
+        int r;
+
+        if (sbx__child_at(&p->ch, STEP_FDS) ? (r = -EPERM)
+            : (r = sbx__child_arrange_fds(&p->ch, &p->ruleset_fd, p->stdio, p->keep, p->n_keep)))
+                sbx__child_fail(&p->ch, STEP_FDS, r, 0);
+        if (sbx__child_at(&p->ch, STEP_RLIMIT) ||
+            (p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
+            (p->set_as && setrlimit(RLIMIT_AS, &p->rl_as) < 0))
+                sbx__child_fail(&p->ch, STEP_RLIMIT, errno, 0);
+        if (!sbx__child_at(&p->ch, STEP_EXEC))
+                execve(p->exec_path, p->argv, p->envp);
+        sbx__child_fail(&p->ch, STEP_EXEC, errno, 0);
+}
+
+/* The command process the init/monitor starts.  Under vfork it shares the
+ * init's memory until execve, so it works on its own copy of the
+ * preparation (the fd numbers it moves exist only in its own table). */
+static int command_main(void *arg)
+{
+        struct sbx__prep local = *(const struct sbx__prep *) arg;
+
+        sbx__child_reset_signals();
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                sbx__child_fail(&local.ch, STEP_PDEATHSIG, errno, 0);
+        exec_command(&local);
+}
+
+/* AddressSanitizer cannot follow a CLONE_VM child onto its own stack; the
+ * sanitizer builds start the command fork-style instead. */
+#if defined(__SANITIZE_ADDRESS__)
+#  define SBX__NO_VFORK 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define SBX__NO_VFORK 1
+#  endif
+#endif
+#ifndef SBX__NO_VFORK
+#  define SBX__NO_VFORK 0
+#endif
+
+/* Start the command: vfork-style (no page tables copied; the init waits
+ * until it exec'd or died), else a fork-like raw clone.  The pid or -1.
+ * glibc's clone() is a thin wrapper (no atfork handlers, no locks). */
+static pid_t start_command(struct sbx__prep *p)
+{
+#if SBX__NO_VFORK
+        pid_t pid = sbx__clone_fork();
+
+        if (pid == 0)
+                (void) command_main(p);
+        return pid;
+#else
+        const size_t len = 64 * 1024;
+        void *stack = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        pid_t pid;
+        int e;
+
+        if (stack == MAP_FAILED)
+                return -1;
+        pid = clone(command_main, (char *) stack + len, CLONE_VM | CLONE_VFORK | SIGCHLD, p);
+        e = errno;
+        (void) munmap(stack, len);
+        errno = e;
+        return pid;
+#endif
+}
+
 /*
  * The rung-1 init (pid 1 of the sandbox's pid namespace) or the rung-2
  * monitor, already confined like the command.  It starts the command,
@@ -140,8 +214,9 @@ static void kill_orphans(void)
  * enforces the timeout, and exits with the command's exit code (128 +
  * signal when the command was killed, as a shell reports it).  When a
  * rung-1 init exits, the kernel kills whatever is left in the namespace.
- * Returns only in the command's process.
+ * Never returns.
  */
+static void run_init(struct sbx__prep *p) SBX__NORETURN;
 static void run_init(struct sbx__prep *p)
 {
         static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
@@ -172,15 +247,9 @@ static void run_init(struct sbx__prep *p)
         sa.sa_handler = init_alarm;
         (void) sigaction(SIGALRM, &sa, NULL);
 
-        pid = sbx__child_at(&p->ch, STEP_FORK) ? -1 : sbx__clone_fork();
+        pid = sbx__child_at(&p->ch, STEP_FORK) ? -1 : start_command(p);
         if (pid < 0)
                 sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
-        if (pid == 0) {
-                sbx__child_reset_signals();
-                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                        sbx__child_fail(&p->ch, STEP_PDEATHSIG, errno, 0);
-                return;
-        }
         init_command_pid = pid;
         /* The command reports its own exec failure; init keeps no fd. */
         (void) syscall(SYS_close_range, 3U, ~0U, 0U);
@@ -307,14 +376,5 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                         sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
                 run_init(p);
         }
-        if (AT(STEP_FDS) ? (r = -EPERM)
-                         : (r = sbx__child_arrange_fds(&p->ch, &p->ruleset_fd, p->stdio, p->keep,
-                                                       p->n_keep)))
-                sbx__child_fail(&p->ch, STEP_FDS, r, 0);
-        if (AT(STEP_RLIMIT) || (p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
-            (p->set_as && setrlimit(RLIMIT_AS, &p->rl_as) < 0))
-                sbx__child_fail(&p->ch, STEP_RLIMIT, errno, 0);
-        if (!AT(STEP_EXEC))
-                execve(p->exec_path, p->argv, p->envp);
-        sbx__child_fail(&p->ch, STEP_EXEC, errno, 0);
+        exec_command(p);
 }
