@@ -202,7 +202,8 @@ sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
         static const char fn[] = "bwrap";
         struct sbx__strv s = SBX__STRV_INIT;
         const struct sbx_plan_fs_rule *host = NULL, *top;
-        const char *hides[3], *home_env = NULL, *caller_home_env = NULL;
+        const char *hides[3], *home_env = NULL;
+        char **env;
         size_t nh = 0, h, i, k;
         int host_visible, home_hidden = 0;
         struct stat st;
@@ -282,28 +283,25 @@ sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
         push3(&s, "--dev", "/dev", NULL);
         push3(&s, "--proc", "/proc", NULL);
 
-        /* The environment: the plan's allow-list, then HOME and TMPDIR. */
+        /* The environment: the one filter every backend uses (the plan's
+         * allow-list, then HOME and TMPDIR), as --setenv pairs. */
         sbx__strv_push(&s, "--clearenv");
-        for (i = 0; envp != NULL && envp[i] != NULL; i++) {
-                char name[256];
-
-                if (!env_name(envp[i], name, sizeof(name)))
-                        continue;
-                if (strcmp(name, "HOME") == 0) {
-                        caller_home_env = envp[i] + 5;
-                        continue;
-                }
-                if (strcmp(name, "TMPDIR") == 0 || !sbx__plan_env_allowed(plan, name))
-                        continue;
-                push3(&s, "--setenv", name, envp[i] + strlen(name) + 1);
-        }
         if (plan->home == SBX__ENV_DIR_CALLER)
-                home_env = caller_home_env != NULL ? caller_home_env : home;
+                home_env = home;
         else
                 home_env = home_hidden ? home : "/tmp";   /* both are private tmpfs */
-        if (home_env != NULL)
-                push3(&s, "--setenv", "HOME", home_env);
-        push3(&s, "--setenv", "TMPDIR", "/tmp");
+        env = sbx__plan_env(plan, envp, home_env, "/tmp");
+        if (env == NULL) {
+                sbx__strv_discard(&s);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+        for (i = 0; env[i] != NULL; i++) {
+                char name[256];
+
+                if (env_name(env[i], name, sizeof(name)))
+                        push3(&s, "--setenv", name, env[i] + strlen(name) + 1);
+        }
+        sbx_strv_free(env);
         if (cwd != NULL)
                 push3(&s, "--chdir", cwd, NULL);
         sbx__strv_push(&s, "--");
