@@ -823,9 +823,13 @@ typedef struct sbx_child sbx_child;
  * one that enforces less than the plan requires.
  * Errors: SBX_E_INVALID, SBX_E_GRANT_DENIED, SBX_E_GRANT_REQUIRED,
  * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_NOT_FOUND, SBX_E_IO, SBX_E_NOMEM,
- * SBX_E_INTERNAL.  Thread-safety: safe (any number of threads at once;
- * the host's SIGCHLD disposition and reapers do not matter: the child
- * signals no SIGCHLD and only this handle reaps it).
+ * SBX_E_INTERNAL.  Thread-safety: safe (any number of threads at once,
+ * and the spawning thread may exit before the child does).  For the native
+ * and landlock backends the host's SIGCHLD disposition and reapers do not
+ * matter (the child signals no SIGCHLD and only this handle reaps it); a
+ * bwrap or direct spawn fails with SBX_E_INVALID while SIGCHLD is ignored,
+ * and a bwrap child dies with the thread that spawned it
+ * (docs/backends.md).
  */
 SBX_API sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);

@@ -26,11 +26,18 @@
 /* Why each candidate was skipped (filled once by detection). */
 static char detect_notes[SBX_ERROR_SIZE];
 
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;       /* detect_notes */
+
 static sbx_code unavailable_fail(sbx_error *err)
 {
-        if (detect_notes[0] != '\0')
+        char notes[SBX_ERROR_SIZE];
+
+        (void) pthread_mutex_lock(&fallback_lock);
+        memcpy(notes, detect_notes, sizeof(notes));
+        (void) pthread_mutex_unlock(&fallback_lock);
+        if (notes[0] != '\0')
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
-                                 "no usable sandbox backend (%s)", detect_notes);
+                                 "no usable sandbox backend (%s)", notes);
         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "no usable sandbox backend");
 }
 
@@ -253,7 +260,6 @@ static char *cfg_runner;                /* never freed once detection started */
 static const struct sbx_backend *chosen;        /* NULL: detection failed closed;
                                                  * later writes under cfg_lock */
 static int forced_backend;                      /* 1: no fallback */
-static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;       /* detect_notes */
 static sbx_code chosen_code = SBX_E_SANDBOX_UNAVAILABLE;
 static char chosen_msg[SBX_ERROR_SIZE];
 
@@ -322,7 +328,9 @@ static void detect(void)
                         chosen = chain[i];
                         return;
                 }
+                (void) pthread_mutex_lock(&fallback_lock);
                 note(chain[i]->name, e.message[0] != '\0' ? e.message : "probe failed");
+                (void) pthread_mutex_unlock(&fallback_lock);
         }
         chosen = &backend_unavailable;   /* not reached: its probe never fails */
 }

@@ -8,8 +8,6 @@ sbx_code sbx__admit(const struct sbx_plan *plan, const char *fn, sbx_error *err)
 {
         if (plan == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: plan is NULL", fn);
-        if (plan->direct)
-                return SBX_OK;
         switch (plan->command) {
         case SBX_ACCESS_ALLOW:
                 return SBX_OK;

@@ -16,7 +16,8 @@
  * May the plan's command run at all?  command.execute Allow: SBX_OK.
  * Deny: SBX_E_GRANT_DENIED.  Gated: SBX_E_GRANT_REQUIRED (no entry point
  * holds grants yet; the executor will present a command.start grant here).
- * A direct plan passes (its profile was acknowledged as unconfined).
+ * A direct (unconfined) plan gets the same check: an acknowledged
+ * unconfined profile may still deny or gate commands.
  * `fn` names the public entry point in the message.  Nothing is started.
  */
 sbx_code sbx__admit(const struct sbx_plan *plan, const char *fn, sbx_error *err);

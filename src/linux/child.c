@@ -20,6 +20,9 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <poll.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -75,63 +78,108 @@ static int loopback_up(void)
 
 /* ----------------------------------------------- init / subreaper monitor */
 
-static volatile pid_t init_command_pid;
-static volatile sig_atomic_t init_timed_out;
+static volatile pid_t init_command_pid;         /* 0 once reaped */
+static volatile int init_rung;
+static volatile sig_atomic_t init_timed_out, init_kill_tree;
 
+/* Forward a catchable signal to the command.  SIGCONT continues the whole
+ * rung-1 namespace (after a stop request stopped all of it). */
 static void init_forward(int sig)
 {
-        if (init_command_pid > 0)
+        if (sig == SIGCONT && init_rung == 1)
+                (void) kill(-1, SIGCONT);
+        else if (init_command_pid > 0)
                 (void) kill(init_command_pid, sig);
 }
 
-/* The timeout, or the host's "kill the tree" request (SIGALRM from
- * sbx_child_kill on rung 2): the command goes, the init reaps and ends. */
-static void init_alarm(int sig)
+/* The host's "kill the tree" request: the command goes, the init reaps
+ * what is left and ends. */
+static void init_killtree(int sig)
 {
         (void) sig;
-        init_timed_out = 1;
+        init_kill_tree = 1;
         if (init_command_pid > 0)
                 (void) kill(init_command_pid, SIGKILL);
 }
 
-/* Kill and reap every child of this (subreaper) process until none is
- * left, reading the live ones from /proc/thread-self/children.  Bounded;
- * async-signal-safe. */
-static void kill_orphans(void)
+/* The host's "stop" request: rung 1 stops everything in its namespace but
+ * itself (kill(-1) from the namespace's init); SIGCONT resumes it. */
+static void init_stoptree(int sig)
+{
+        (void) sig;
+        if (init_rung == 1)
+                (void) kill(-1, SIGSTOP);
+        else if (init_command_pid > 0)
+                (void) kill(init_command_pid, SIGSTOP);
+}
+
+/* Close every fd from 3 up except a and b (-1 = none). */
+static void close_all_but(int a, int b)
+{
+        unsigned lo = 3;
+        int keep[2], i;
+
+        keep[0] = a < b ? a : b;
+        keep[1] = a < b ? b : a;
+        for (i = 0; i < 2; i++) {
+                if (keep[i] < 3)
+                        continue;
+                if ((unsigned) keep[i] > lo)
+                        (void) syscall(SYS_close_range, lo, (unsigned) keep[i] - 1, 0U);
+                lo = (unsigned) keep[i] + 1;
+        }
+        (void) syscall(SYS_close_range, lo, ~0U, 0U);
+}
+
+static void init_nothing(int sig)
+{
+        (void) sig;     /* SIGCHLD: only interrupts ppoll */
+}
+
+/* The pids in /proc/<tid>/children (fd, read from offset 0), killed.
+ * 1 if any was found, 0 if none, -1 if it cannot be read. */
+static int kill_listed(int fd)
 {
         char buf[4096];
-        int round, fd;
+        long pid = 0;
         ssize_t n;
+        int any = 0, i;
 
-        for (round = 0; round < 1000; round++) {
-                long pid = 0;
-                int any = 0, i;
+        if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0)
+                return -1;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return -1;
+        buf[n > 0 ? n : 0] = '\0';
+        for (i = 0; i <= n; i++) {
+                if (buf[i] >= '0' && buf[i] <= '9') {
+                        pid = pid * 10 + (buf[i] - '0');
+                        continue;
+                }
+                if (pid > 0) {
+                        (void) kill((pid_t) pid, SIGKILL);
+                        any = 1;
+                }
+                pid = 0;
+        }
+        return any;
+}
 
+/* Kill and reap every child of this (subreaper) process until none is
+ * left: each round kills the listed children and waits for one, whose own
+ * children are then reparented here and listed in the next round.
+ * Bounded; async-signal-safe.  The list was opened before Landlock, so a
+ * domain without /proc still reads it. */
+static void kill_orphans(int children_fd)
+{
+        int round;
+
+        for (round = 0; round < 4096; round++) {
                 while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
                         ;
-                fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
+                if (kill_listed(children_fd) <= 0)
                         return;
-                n = read(fd, buf, sizeof(buf) - 1);
-                close(fd);
-                if (n <= 0)
-                        return;                 /* no children left */
-                buf[n] = '\0';
-                for (i = 0; i <= n; i++) {
-                        if (buf[i] >= '0' && buf[i] <= '9') {
-                                pid = pid * 10 + (buf[i] - '0');
-                                continue;
-                        }
-                        if (pid > 0) {
-                                (void) kill((pid_t) pid, SIGKILL);
-                                any = 1;
-                        }
-                        pid = 0;
-                }
-                if (!any)
-                        return;
-                while (waitpid(-1, NULL, __WALL) > 0)
-                        ;
+                (void) waitpid(-1, NULL, __WALL);
         }
 }
 
@@ -163,6 +211,11 @@ static int command_main(void *arg)
         sbx__child_reset_signals();
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 sbx__child_fail(&local.ch, STEP_PDEATHSIG, errno, 0);
+        /* Rung 2: a nested Landlock domain that scopes signals, so the
+         * command cannot stop or kill its monitor (same user, and the
+         * monitor's own domain would allow it). */
+        if (local.scope_fd >= 0 && sbx__landlock_enforce_child(local.scope_fd) < 0)
+                sbx__child_fail(&local.ch, STEP_LANDLOCK, errno, 0);
         exec_command(&local);
 }
 
@@ -219,13 +272,12 @@ static pid_t start_command(struct sbx__prep *p)
 static void run_init(struct sbx__prep *p) SBX__NORETURN;
 static void run_init(struct sbx__prep *p)
 {
-        static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-                                   SIGWINCH, SIGCONT };
         struct sigaction sa;
         sigset_t all, none;
+        struct pollfd pfd[2];
+        nfds_t npfd = 0;
         pid_t pid, w;
-        size_t i;
-        int st;
+        int sig, st = 0, done = 0, timer = -1, parent_gone = 0;
 
         /* The init is a copy of the caller's address space (secrets,
          * environment, heap) that never execs.  Non-dumpable, its
@@ -235,47 +287,92 @@ static void run_init(struct sbx__prep *p)
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 sbx__child_fail(&p->ch, STEP_CAPS, errno, 0);
         /* Handlers are in place before the command exists, and no signal
-         * is taken until then. */
+         * is taken until then: every catchable signal but the synchronous
+         * faults is forwarded. */
+        init_rung = p->rung;
         sigfillset(&all);
         sigemptyset(&none);
         (void) sigprocmask(SIG_SETMASK, &all, NULL);
         memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = init_forward;
         sigfillset(&sa.sa_mask);
-        for (i = 0; i < SBX__ARRAY_SIZE(fwd); i++)
-                (void) sigaction(fwd[i], &sa, NULL);
-        sa.sa_handler = init_alarm;
-        (void) sigaction(SIGALRM, &sa, NULL);
+        for (sig = 1; sig < NSIG; sig++) {
+                switch (sig) {
+                case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE:
+                case SIGILL: case SIGTRAP: case SIGSYS: case SIGABRT:
+                        continue;
+                default:
+                        break;
+                }
+                sa.sa_handler = sig == SIGCHLD ? init_nothing
+                                : sig == SBX__SIG_KILLTREE ? init_killtree
+                                : sig == SBX__SIG_STOPTREE ? init_stoptree : init_forward;
+                (void) sigaction(sig, &sa, NULL);
+        }
 
         pid = sbx__child_at(&p->ch, STEP_FORK) ? -1 : start_command(p);
         if (pid < 0)
                 sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
         init_command_pid = pid;
-        /* The command reports its own exec failure; init keeps no fd. */
-        (void) syscall(SYS_close_range, 3U, ~0U, 0U);
+        /* The command reports its own exec failure; the init keeps only
+         * what it watches: the spawning process, the timer, its children. */
+        close_all_but(p->parent_pidfd, p->children_fd);
+        if (p->parent_pidfd >= 0)
+                pfd[npfd++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
         if (p->timeout_ms > 0) {
-                struct itimerval it;
+                struct itimerspec its;
 
-                memset(&it, 0, sizeof(it));
-                it.it_value.tv_sec = (time_t) (p->timeout_ms / 1000);
-                it.it_value.tv_usec = (suseconds_t) (p->timeout_ms % 1000) * 1000;
-                (void) setitimer(ITIMER_REAL, &it, NULL);
+                memset(&its, 0, sizeof(its));
+                its.it_value.tv_sec = (time_t) (p->timeout_ms / 1000);
+                its.it_value.tv_nsec = (long) (p->timeout_ms % 1000) * 1000000L;
+                timer = (int) syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+                if (timer < 0 || syscall(SYS_timerfd_settime, timer, 0, &its, NULL) < 0) {
+                        /* No timer, no promise: end the run now. */
+                        (void) kill(pid, SIGKILL);
+                        init_timed_out = 1;
+                } else {
+                        pfd[npfd++] = (struct pollfd){ timer, POLLIN, 0 };
+                }
         }
-        (void) sigprocmask(SIG_SETMASK, &none, NULL);
         for (;;) {
-                w = waitpid(-1, &st, __WALL);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        _exit(SBX_EXIT_RUNNER_FAILURE);
-                if (w == pid)
+                while ((w = waitpid(-1, &sig, WNOHANG | __WALL)) > 0) {
+                        if (w == pid && !done) {
+                                st = sig;
+                                done = 1;
+                                init_command_pid = 0;
+                        }
+                }
+                if (done)
                         break;
+                if (w < 0 && errno == ECHILD)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                /* Signals are taken only inside ppoll: no wakeup is lost. */
+                if (syscall(SYS_ppoll, pfd, npfd, NULL, &none, (size_t) (NSIG / 8)) > 0) {
+                        nfds_t k;
+
+                        for (k = 0; k < npfd; k++) {
+                                if (pfd[k].revents == 0)
+                                        continue;
+                                if (pfd[k].fd == timer) {
+                                        init_timed_out = 1;
+                                        pfd[k].fd = -1;
+                                } else {
+                                        /* The spawning process is gone: so
+                                         * is the sandbox. */
+                                        parent_gone = 1;
+                                        pfd[k].fd = -1;
+                                }
+                                if (init_command_pid > 0)
+                                        (void) kill(init_command_pid, SIGKILL);
+                        }
+                }
         }
         /* Rung 2 (a subreaper, not a namespace init): whatever the command
          * left behind was reparented to us; kill it before reporting. */
         if (p->rung == 2)
-                kill_orphans();
-        if (init_timed_out)
+                kill_orphans(p->children_fd);
+        if (parent_gone)
+                _exit(SBX_EXIT_RUNNER_FAILURE);
+        if (init_timed_out || init_kill_tree)
                 _exit(128 + SIGKILL);
         _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
@@ -331,7 +428,12 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
         if (AT(STEP_SIGNALS))
                 sbx__child_fail(&p->ch, STEP_SIGNALS, errno, 0);
         sbx__child_reset_signals();
-        if (AT(STEP_PDEATHSIG) || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+        /* The init/monitor watches the spawning *process* (a pidfd): a
+         * death signal would follow the spawning *thread*, and a host's
+         * thread pool would take the sandbox down with a thread.  Only a
+         * kernel without pidfds falls back to it. */
+        if (AT(STEP_PDEATHSIG) ||
+            (p->parent_pidfd < 0 && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0))
                 sbx__child_fail(&p->ch, STEP_PDEATHSIG, errno, 0);
         /* Rung 2: the parent may already be gone.  Rung 1 is pid 1 of its
          * namespace (getppid() is 0); the sync byte below covers it. */
@@ -354,6 +456,12 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
         }
         if (AT(STEP_CHDIR) || chdir(p->cwd) < 0)
                 sbx__child_fail(&p->ch, STEP_CHDIR, errno, 0);
+        /* The monitor's list of children, opened while /proc is still
+         * reachable (a domain without host reads has none later). */
+        if (p->rung == 2 && p->monitor &&
+            (AT(STEP_FORK) ||
+             (p->children_fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC)) < 0))
+                sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
         if (AT(STEP_CAPS) ? (r = -EPERM) : (r = drop_caps(p->cap_last)))
                 sbx__child_fail(&p->ch, STEP_CAPS, r, 0);
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

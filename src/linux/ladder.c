@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <sys/capability.h>
@@ -120,18 +121,28 @@ static atomic_int native_broken;
  * refused user namespaces (sticky, like the real refusal). */
 static atomic_int refuse_namespaces;
 
-void sbx__fault_refuse_namespaces(void)
-{
-        atomic_store(&refuse_namespaces, 1);
-}
+
 /* A rung proved itself by a spawn that reached execve (no verify needed). */
 static atomic_int rung_proven[2];
 
+void sbx__fault_refuse_namespaces(void)
+{
+        /* As in a process that never ran rung 1 where it is refused. */
+        atomic_store(&rung_proven[0], 0);
+        atomic_store(&refuse_namespaces, 1);
+}
+
 static int environment_refused(int step, int e)
 {
+        /* Once rung 1 ran here, a later failure is that spawn's, not the
+         * environment's. */
+        if (atomic_load(&rung_proven[0]))
+                return 0;
         switch (step) {
         case STEP_FORK:
-                return e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS || e == ENOSYS;
+                /* Not ENOSPC/EUSERS: running out of namespaces is a load,
+                 * not a refusal -- that spawn fails, the next may not. */
+                return e == EPERM || e == EINVAL || e == ENOSYS;
         case STEP_SETGROUPS:
         case STEP_UID_MAP:
         case STEP_GID_MAP:
@@ -161,6 +172,10 @@ static sbx_code report_child_failure(const struct sbx__prep *p,
                                  "sbx_spawn: %s sandbox setup did not finish within %d ms (it was "
                                  "%s); the command was not run", backend, sbx__launch_timeout(),
                                  what);
+        if (rep->err == ECHILD && rep->index == -1)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ECHILD,
+                                 "sbx_spawn: the %s sandbox process died while %s; the command "
+                                 "was not run", backend, what);
         if (rep->step == STEP_EXEC)
                 return sbx__fail(err, SBX_E_IO, rep->err, "sbx_spawn: cannot execute \"%s\" in the "
                                  "sandbox: %s", p->exec_path, strerror(rep->err));
@@ -258,6 +273,16 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         memset(&p, 0, sizeof(p));
         p.rung = rung;
         p.ruleset_fd = -EBADF;
+        p.children_fd = -EBADF;
+        /* The init/monitor watches this process through a pidfd (not a
+         * death signal, which follows the spawning thread). */
+        p.parent_pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0U);
+        if (p.parent_pidfd < 0)
+                p.parent_pidfd = -EBADF;
+        /* Rung 2: the command's nested signal scope (Landlock ABI >= 6). */
+        p.scope_fd = rung == 2 ? sbx__landlock_scope_signal_fd() : -EBADF;
+        if (p.scope_fd < 0)
+                p.scope_fd = -EBADF;
         p.parent_pid = getpid();
         p.memory_max = opts->memory_max;
         p.timeout_ms = opts->timeout_ms;
@@ -666,20 +691,9 @@ static sbx_code verify_rung(int rung, sbx_error *err)
         return r;
 }
 
-static pthread_once_t verify_once[2] = { PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT };
-static sbx_code verify_rc[2];
-static sbx_error verify_err[2];
-
-static void verify_native_once(void)
-{
-        verify_rc[0] = verify_rung(1, &verify_err[0]);
-}
-
-static void verify_landlock_once(void)
-{
-        verify_rc[1] = verify_rung(2, &verify_err[1]);
-}
-
+/* Not cached on failure: a verify that failed for a passing reason (load,
+ * a timeout) is tried again; an environment refusal is remembered by
+ * native_broken, which the cheap probe reports. */
 static sbx_code verify_cached(int rung, sbx_error *err)
 {
         sbx_code r = rung == 1 ? sbx__native_probe(err) : sbx__landlock_probe(err);
@@ -688,11 +702,7 @@ static sbx_code verify_cached(int rung, sbx_error *err)
                 return r;
         if (atomic_load(&rung_proven[rung - 1]))
                 return SBX_OK;
-        (void) pthread_once(&verify_once[rung - 1],
-                            rung == 1 ? verify_native_once : verify_landlock_once);
-        if (verify_rc[rung - 1] != SBX_OK && err != NULL)
-                *err = verify_err[rung - 1];
-        return verify_rc[rung - 1];
+        return verify_rung(rung, err);
 }
 
 sbx_code sbx__native_verify(sbx_error *err)

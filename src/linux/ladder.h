@@ -81,6 +81,9 @@ struct sbx__prep {
         uint64_t       memory_max;      /* parent only: sizes the scratch tmpfs mounts */
         uint64_t       timeout_ms;      /* the init/monitor kills the tree after this */
         int            monitor;         /* rung 2: a subreaper monitor runs the command */
+        int            parent_pidfd;    /* the spawning process (not thread); -1 = none */
+        int            children_fd;     /* rung 2 monitor: /proc/thread-self/children */
+        int            scope_fd;        /* rung 2: the command's nested signal scope */
         pid_t          parent_pid;
         uint32_t       achieved;
 };

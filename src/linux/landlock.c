@@ -546,3 +546,16 @@ int sbx__landlock_enforce_child(int ruleset_fd)
                 return -errno;
         return 0;
 }
+
+int sbx__landlock_scope_signal_fd(void)
+{
+        struct ll_ruleset_attr a;
+        long fd;
+
+        if (sbx__landlock_abi() < 6)
+                return -EOPNOTSUPP;
+        memset(&a, 0, sizeof(a));
+        a.scoped = LL_SCOPE_SIGNAL;
+        fd = syscall(SYS_landlock_create_ruleset, &a, sizeof(a), 0U);
+        return fd < 0 ? -errno : (int) fd;
+}

@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -263,7 +264,11 @@ int sbx__launch(uint64_t ns_flags, int hold, sbx__child_fn fn, void *arg, struct
         shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared == MAP_FAILED)
                 return -errno;
-        if (pipe2(errp, O_CLOEXEC) < 0 || (hold && pipe2(syncp, O_CLOEXEC) < 0)) {
+        /* The go byte travels on a socket pair: the parent sends it with
+         * MSG_NOSIGNAL, so a child that died first is an error, never a
+         * SIGPIPE that kills the host. */
+        if (pipe2(errp, O_CLOEXEC) < 0 ||
+            (hold && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, syncp) < 0)) {
                 e = -errno;
                 goto fail;
         }
@@ -328,7 +333,7 @@ int sbx__launch_release(struct sbx__proc *p)
         if (p->sync_w < 0)
                 return 0;
         do
-                n = write(p->sync_w, &go, 1);
+                n = send(p->sync_w, &go, 1, MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
         if (n != 1)
                 e = n < 0 ? -errno : -EPIPE;
@@ -371,8 +376,19 @@ int sbx__launch_wait_exec(struct sbx__proc *p, struct sbx__child_report *rep)
                 do
                         n = read(p->err_r, rep, sizeof(*rep));
                 while (n < 0 && errno == EINTR);
-                if (n == 0)
-                        return 0;
+                if (n == 0) {
+                        /* EOF: the exec closed the pipe -- or the child died
+                         * (killed) in its setup, before reaching execve. */
+                        int32_t at = p->shared != NULL ? *(volatile int32_t *) p->shared
+                                                       : STEP_EXEC;
+
+                        if (at == STEP_EXEC)
+                                return 0;
+                        rep->step = at;
+                        rep->err = ECHILD;
+                        rep->index = -1;
+                        return 1;
+                }
                 if (n != (ssize_t) sizeof(*rep)) {
                         rep->step = STEP_NONE;
                         rep->err = EIO;

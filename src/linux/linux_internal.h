@@ -91,6 +91,11 @@ sbx_code sbx__landlock_prepare(const struct sbx__ll_rule *rules, size_t n, uint3
  * (it is O_CLOEXEC).  Async-signal-safe. */
 int sbx__landlock_enforce_child(int ruleset_fd);
 
+/* A ruleset fd (O_CLOEXEC) that handles nothing but scopes signals: a
+ * process that enforces it cannot signal processes outside its new, nested
+ * domain (the rung-2 command and its monitor).  -EOPNOTSUPP below ABI 6. */
+int sbx__landlock_scope_signal_fd(void);
+
 /* In the child, before enforcing: allow `access` (SBX__FS_*) below the
  * directory `path` (e.g. a tmpfs the child just mounted), using the same
  * rights mapping as sbx__landlock_prepare.  Async-signal-safe.  0 or -errno. */
@@ -218,6 +223,12 @@ int sbx__proc_reap(struct sbx__proc *p, int timeout_ms, int *status);
 void sbx__proc_abort(struct sbx__proc *p);
 /* Close the parent's channel fds and the page (not the pidfd). */
 void sbx__proc_close_channel(struct sbx__proc *p);
+
+/* Requests the host sends to a rung-1 init or rung-2 monitor (real-time
+ * signals nothing else uses): kill the whole tree; stop it (SIGSTOP cannot
+ * be forwarded, the init would stop itself). */
+#define SBX__SIG_KILLTREE 62
+#define SBX__SIG_STOPTREE 61
 
 /* 1 if the process ignores SIGCHLD (SIG_IGN or SA_NOCLDWAIT): a child
  * that execs directly (bwrap, direct) would be auto-reaped. */

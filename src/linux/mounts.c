@@ -113,6 +113,12 @@ void sbx__prep_free(struct sbx__prep *p)
         if (p->ruleset_fd >= 0)
                 close(p->ruleset_fd);
         p->ruleset_fd = -EBADF;
+        if (p->parent_pidfd >= 0)
+                close(p->parent_pidfd);
+        p->parent_pidfd = -EBADF;
+        if (p->scope_fd >= 0)
+                close(p->scope_fd);
+        p->scope_fd = -EBADF;
 }
 
 /* ------------------------------------------- async-signal-safe helpers */

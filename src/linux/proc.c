@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -21,33 +22,59 @@ int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
         return sbx__proc_reap(&p, timeout_ms, status);
 }
 
+/* The child itself is still ours (running or an unreaped zombie), so its
+ * pid and process group cannot have been reused. */
+static int still_ours(const sbx_child *c)
+{
+        if (c->pidfd >= 0)
+                return syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0U) == 0;
+        return kill(c->pid, 0) == 0;
+}
+
+static int group_stop_signal(int sig)
+{
+        return sig == SIGSTOP || sig == SIGCONT || sig == SIGTSTP || sig == SIGTTIN ||
+               sig == SIGTTOU;
+}
+
 int sbx__linux_child_kill(sbx_child *c, int sig)
 {
-        if (c->pid <= 0)
+        if (c->pid <= 0 || !still_ours(c))
                 return -ESRCH;
         switch (c->backend) {
         case SBX_BACKEND_NATIVE:
                 /* pid 1 of the sandbox's pid namespace: SIGKILL ends the
-                 * namespace and everything in it; the catchable signals are
-                 * forwarded to the command by the init. */
+                 * namespace and everything in it; a stop request stops all
+                 * of it (SIGCONT resumes it); every other catchable signal
+                 * is forwarded to the command by the init. */
+                if (sig == SIGSTOP)
+                        sig = SBX__SIG_STOPTREE;
                 return kill(c->pid, sig) < 0 ? -errno : 0;
         case SBX_BACKEND_LANDLOCK:
-                if (sig == SIGKILL && c->monitor && kill(c->pid, SIGALRM) == 0) {
+                if (sig == SIGKILL) {
                         /* The subreaper monitor kills the command and every
-                         * descendant it adopted, then exits; if it does not
-                         * within a second (stopped by the command), its
-                         * process group goes. */
+                         * descendant it adopted, then exits; its process
+                         * group goes too (the monitor, even dead, is not
+                         * reaped yet, so the group is still ours). */
                         struct pollfd pfd = { c->pidfd, POLLIN, 0 };
 
-                        if (c->pidfd >= 0 && poll(&pfd, 1, 1000) == 1)
-                                return 0;
+                        if (kill(c->pid, SBX__SIG_KILLTREE) == 0 && c->pidfd >= 0)
+                                (void) poll(&pfd, 1, 1000);
+                        (void) kill(-c->pid, SIGKILL);
+                        (void) kill(c->pid, SIGKILL);
+                        return 0;
                 }
-                break;
+                if (group_stop_signal(sig))
+                        return kill(-c->pid, sig) < 0 ? -errno : 0;
+                return kill(c->pid, sig) < 0 ? -errno : 0;      /* the monitor forwards */
         default:
                 break;
         }
-        /* The command runs in its own session and process group. */
-        if (kill(-c->pid, sig) < 0 && kill(c->pid, sig) < 0)
+        /* bwrap and direct children run in their own session and group. */
+        if (c->pidfd >= 0 && syscall(SYS_pidfd_send_signal, c->pidfd, sig, NULL, 0U) < 0)
+                return -errno;
+        (void) kill(-c->pid, sig);
+        if (c->pidfd < 0 && kill(c->pid, sig) < 0)
                 return -errno;
         return 0;
 }

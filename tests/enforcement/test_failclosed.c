@@ -123,7 +123,8 @@ static int step_of(const char *name)
 static void test_failclosed__native_every_step(void **state)
 {
         static const char *const names[] = {
-                "writing /proc/self/setgroups", "writing the user namespace uid_map",
+                "resetting signal dispositions", "setting PR_SET_PDEATHSIG",
+                "waiting for the parent", "writing /proc/self/setgroups", "writing the user namespace uid_map",
                 "writing the user namespace gid_map", "making the mount tree private",
                 "mounting the staging tmpfs", "pivoting into the staging root",
                 "building the sandbox mount tree", "pivoting into the sandbox root",
@@ -145,6 +146,8 @@ static void test_failclosed__native_every_step(void **state)
 static void test_failclosed__landlock_every_step(void **state)
 {
         static const char *const names[] = {
+                "resetting signal dispositions", "setting PR_SET_PDEATHSIG",
+                "waiting for the parent", "starting the sandbox process",
                 "starting a new session (setsid)", "changing to the working directory",
                 "dropping capabilities", "applying Landlock (landlock_restrict_self)",
                 "loading the seccomp filter", "arranging file descriptors",

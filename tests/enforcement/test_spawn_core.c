@@ -420,6 +420,35 @@ static void test_spawn_core__deny_and_gated_never_run(void **state)
                 }
                 sbx_profile_free(profile);
                 sbx_plan_free(plan);
+                /* An acknowledged unconfined profile may still deny or gate
+                 * commands: the direct spawn passes the same check. */
+                {
+                        sbx_profile_config ucfg = SBX_PROFILE_CONFIG_INIT;
+                        sbx_profile *up = NULL;
+                        sbx_plan *uplan = NULL;
+                        sbx_child *c = NULL;
+                        sbx_code r;
+
+                        ucfg.workspace_root = ws;
+                        ucfg.workspace_read = ucfg.workspace_write = SBX_ACCESS_ALLOW;
+                        ucfg.host_read = ucfg.host_write = ucfg.network = SBX_ACCESS_ALLOW;
+                        ucfg.home = SBX_HOME_REAL;
+                        ucfg.isolation = SBX_ISOLATION_UNCONFINED;
+                        ucfg.ack_unconfined = 1;
+                        ucfg.command = modes[a];
+                        if (sbx_profile_new(&ucfg, &up, &e) != SBX_OK)
+                                fail_msg("unconfined profile: %s", e.message);
+                        assert_int_equal(sbx_plan_compile(up, &uplan, &e), SBX_OK);
+                        r = sbx_spawn(uplan, argv, NULL, &c, &e);
+                        if (r == SBX_OK) {
+                                (void) sbx_child_wait(c, NULL, NULL);
+                                sbx_child_free(c);
+                        }
+                        assert_int_equal(r, want[a]);
+                        assert_int_equal(access(marker, F_OK), -1);
+                        sbx_plan_free(uplan);
+                        sbx_profile_free(up);
+                }
         }
 }
 
@@ -565,6 +594,153 @@ static void test_spawn_core__kill_ends_the_tree(void **state)
         }
 }
 
+/* The monitor reaps a tree of any depth: a grandchild of a grandchild is
+ * killed, the command's own status is reported, nothing waits for the
+ * orphans to end on their own (a generous timeout would report 137). */
+static void test_spawn_core__orphans_of_any_depth_are_killed(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        size_t b;
+        (void) state;
+
+        for (b = 0; b < 2; b++) {
+                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+                char script[300], tag[32];
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1;
+
+                snprintf(tag, sizeof(tag), "sleep 96%zu%d", b, (int) getpid() % 1000);
+                snprintf(script, sizeof(script),
+                         "sh -c 'sh -c \"%s; :\" & %s; :' & sleep 0.2; exit 4", tag, tag);
+                o.backend = backends[b];
+                o.timeout_ms = 120000;
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 4 || sbx_child_timed_out(c))
+                        fail_msg("%s: status 0x%x, timed out %d (want exit 4)",
+                                 sbx_backend_name(backends[b]), (unsigned) st,
+                                 sbx_child_timed_out(c));
+                sbx_child_free(c);
+                if (sleeper_alive(tag))
+                        fail_msg("%s: a nested orphan (%s) outlived the command",
+                                 sbx_backend_name(backends[b]), tag);
+                sbx_plan_free(plan);
+        }
+}
+
+/* A host thread pool: the thread that spawned the sandbox exits; the
+ * sandbox lives on (the init watches the process, not the thread). */
+struct thread_spawn {
+        const sbx_plan *plan;
+        int32_t backend;
+        sbx_child *child;
+        sbx_code r;
+        char why[SBX_ERROR_SIZE];
+};
+
+static void *spawn_and_exit(void *arg)
+{
+        struct thread_spawn *t = arg;
+        const char *const argv[] = { "/bin/sh", "-c", "sleep 0.3; exit 3", NULL };
+        sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+        sbx_error e;
+
+        o.backend = t->backend;
+        t->r = sbx_spawn(t->plan, argv, &o, &t->child, &e);
+        if (t->r != SBX_OK)
+                snprintf(t->why, sizeof(t->why), "%s", e.message);
+        return NULL;
+}
+
+static void test_spawn_core__spawning_thread_may_exit(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+        size_t b;
+        (void) state;
+
+        for (b = 0; b < 2; b++) {
+                struct thread_spawn t;
+                pthread_t th;
+                sbx_error e;
+                int st = -1;
+
+                memset(&t, 0, sizeof(t));
+                t.plan = plan;
+                t.backend = backends[b];
+                assert_int_equal(pthread_create(&th, NULL, spawn_and_exit, &t), 0);
+                assert_int_equal(pthread_join(th, NULL), 0);
+                if (t.r != SBX_OK)
+                        fail_msg("sbx_spawn: %s", t.why);
+                assert_int_equal(sbx_child_wait(t.child, &st, &e), SBX_OK);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 3)
+                        fail_msg("%s: the sandbox died with its spawning thread (status 0x%x)",
+                                 sbx_backend_name(backends[b]), (unsigned) st);
+                sbx_child_free(t.child);
+        }
+        sbx_plan_free(plan);
+}
+
+/* Rung 2: the command cannot kill or stop its monitor (a nested Landlock
+ * signal scope), so the timeout still ends the whole tree -- also where
+ * the domain has no host reads (the monitor's child list was opened
+ * before Landlock). */
+static void test_spawn_core__command_cannot_escape_its_monitor(void **state)
+{
+        static const int32_t host[] = { SBX_ACCESS_ALLOW, SBX_ACCESS_DENY };
+        char marker[300];
+        size_t h;
+        (void) state;
+
+        marker_path(marker, sizeof(marker));
+        for (h = 0; h < 2; h++) {
+                sbx_plan *plan;
+                sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+                sbx_profile *profile = NULL;
+                char script[800], tag[32], buf[16] = { 0 };
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1, fd;
+
+                cfg.workspace_root = ws;
+                cfg.workspace_read = cfg.workspace_write = SBX_ACCESS_ALLOW;
+                cfg.host_read = host[h];
+                cfg.command = SBX_ACCESS_ALLOW;
+                assert_int_equal(sbx_profile_new(&cfg, &profile, &e), SBX_OK);
+                assert_int_equal(sbx_plan_compile(profile, &plan, &e), SBX_OK);
+                sbx_profile_free(profile);
+                (void) unlink(marker);
+                snprintf(tag, sizeof(tag), "sleep 95%zu%d", h, (int) getpid() % 1000);
+                snprintf(script, sizeof(script),
+                         "setsid %s & kill -9 $PPID 2>/dev/null; echo $? > '%s'; %s", tag, marker,
+                         tag);
+                o.backend = SBX_BACKEND_LANDLOCK;
+                o.timeout_ms = 700;
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                assert_int_equal(sbx_child_timed_out(c), 1);
+                sbx_child_free(c);
+                fd = open(marker, O_RDONLY | O_CLOEXEC);
+                assert_true(fd >= 0);
+                assert_true(read(fd, buf, sizeof(buf) - 1) > 0);
+                close(fd);
+                if (atoi(buf) == 0)
+                        fail_msg("host reads %s: the command killed its monitor",
+                                 host[h] == SBX_ACCESS_ALLOW ? "allowed" : "denied");
+                if (sleeper_alive(tag))
+                        fail_msg("host reads %s: %s outlived the timeout",
+                                 host[h] == SBX_ACCESS_ALLOW ? "allowed" : "denied", tag);
+                sbx_plan_free(plan);
+        }
+}
+
 /* Detection by doing: when the environment refuses rung 1 (here by a
  * test-only switch that fails its clone with EPERM), a spawn moves down the
  * chain to rung 2 only if rung 2 still enforces every required guarantee,
@@ -626,6 +802,9 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__hanging_setup_is_bounded_and_named),
                 cmocka_unit_test(test_spawn_core__timeout_kills_the_tree),
                 cmocka_unit_test(test_spawn_core__kill_ends_the_tree),
+                cmocka_unit_test(test_spawn_core__orphans_of_any_depth_are_killed),
+                cmocka_unit_test(test_spawn_core__spawning_thread_may_exit),
+                cmocka_unit_test(test_spawn_core__command_cannot_escape_its_monitor),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
