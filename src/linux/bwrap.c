@@ -345,6 +345,16 @@ static void child_exec(void *arg, struct sbx__chan *ch)
         int r;
 
         sbx__child_reset_signals();
+        {
+                int need[67];
+                size_t n = 0, k;
+
+                for (k = 0; k < 3; k++)
+                        need[n++] = st->stdio[k];
+                for (k = 0; k < st->n_keep && n < SBX__ARRAY_SIZE(need); k++)
+                        need[n++] = st->keep[k];
+                sbx__child_close_others(ch, need, n);
+        }
         if (sbx__child_at(ch, STEP_PDEATHSIG) || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
                 sbx__child_fail(ch, STEP_PDEATHSIG, errno, 0);
         if (getppid() != st->parent)

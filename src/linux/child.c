@@ -428,6 +428,19 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
         if (AT(STEP_SIGNALS))
                 sbx__child_fail(&p->ch, STEP_SIGNALS, errno, 0);
         sbx__child_reset_signals();
+        {
+                int need[72];
+                size_t n = 0, k;
+
+                need[n++] = p->ruleset_fd;
+                need[n++] = p->parent_pidfd;
+                need[n++] = p->scope_fd;
+                for (k = 0; k < 3; k++)
+                        need[n++] = p->stdio[k];
+                for (k = 0; k < p->n_keep && n < SBX__ARRAY_SIZE(need); k++)
+                        need[n++] = p->keep[k];
+                sbx__child_close_others(&p->ch, need, n);
+        }
         /* The init/monitor watches the spawning *process* (a pidfd): a
          * death signal would follow the spawning *thread*, and a host's
          * thread pool would take the sandbox down with a thread.  Only a

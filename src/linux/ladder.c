@@ -508,6 +508,16 @@ static void direct_child(void *arg, struct sbx__chan *ch)
         int r;
 
         sbx__child_reset_signals();
+        {
+                int need[67];
+                size_t n = 0, k;
+
+                for (k = 0; k < 3; k++)
+                        need[n++] = d->stdio[k];
+                for (k = 0; k < d->n_keep && n < SBX__ARRAY_SIZE(need); k++)
+                        need[n++] = d->keep[k];
+                sbx__child_close_others(ch, need, n);
+        }
         if (sbx__child_at(ch, STEP_SETSID) || setsid() < 0)
                 sbx__child_fail(ch, STEP_SETSID, errno, 0);
         if (d->cwd != NULL && (sbx__child_at(ch, STEP_CHDIR) || chdir(d->cwd) < 0))

@@ -156,6 +156,36 @@ void sbx__child_reset_signals(void)
         (void) sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+void sbx__child_close_others(const struct sbx__chan *ch, const int *keep, size_t n)
+{
+        int v[80];
+        size_t m = 0, i, j;
+        unsigned lo = 3;
+
+        /* The fds this child needs, sorted (insertion sort: no library). */
+        if (ch->err_w >= 3 && m < SBX__ARRAY_SIZE(v))
+                v[m++] = ch->err_w;
+        if (ch->sync_r >= 3 && m < SBX__ARRAY_SIZE(v))
+                v[m++] = ch->sync_r;
+        for (i = 0; i < n && m < SBX__ARRAY_SIZE(v); i++)
+                if (keep[i] >= 3)
+                        v[m++] = keep[i];
+        for (i = 1; i < m; i++)
+                for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+                        int t = v[j];
+
+                        v[j] = v[j - 1];
+                        v[j - 1] = t;
+                }
+        for (i = 0; i < m; i++) {
+                if ((unsigned) v[i] > lo)
+                        (void) syscall(SYS_close_range, lo, (unsigned) v[i] - 1, 0U);
+                if ((unsigned) v[i] + 1 > lo)
+                        lo = (unsigned) v[i] + 1;
+        }
+        (void) syscall(SYS_close_range, lo, ~0U, 0U);
+}
+
 int sbx__child_wait_go(struct sbx__chan *ch)
 {
         ssize_t n;

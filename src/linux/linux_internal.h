@@ -246,6 +246,10 @@ int sbx__child_at(struct sbx__chan *ch, int step);
 void sbx__child_fail(const struct sbx__chan *ch, int step, int e, int index) SBX__NORETURN;
 /* Default dispositions for every signal, nothing blocked. */
 void sbx__child_reset_signals(void);
+/* Close every fd from 3 up but the channel's and keep[0..n) (>= 3 only):
+ * a child started while another thread spawned must not hold that spawn's
+ * pipe ends through its own setup.  Async-signal-safe. */
+void sbx__child_close_others(const struct sbx__chan *ch, const int *keep, size_t n);
 /* Wait for the go byte of a held child.  0 or -errno. */
 int sbx__child_wait_go(struct sbx__chan *ch);
 /* A fork-like raw clone with exit signal SIGCHLD (the init's command
