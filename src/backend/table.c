@@ -367,6 +367,14 @@ sbx_code sbx__backend_verified(const struct sbx_backend **out, sbx_error *err)
                         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, e.sys_errno,
                                          "the forced %s backend is not usable: %.200s", be->name,
                                          e.message);
+                /* Only an environment refusal (the backend's cheap check
+                 * now fails) moves detection down the chain; a verify that
+                 * failed for a passing reason (load) is that call's error. */
+                if (be->probe(NULL) == SBX_OK) {
+                        if (err != NULL)
+                                *err = e;
+                        return e.code != SBX_OK ? (sbx_code) e.code : SBX_E_SANDBOX_UNAVAILABLE;
+                }
                 r = sbx__backend_fell_back(be, &be, err);
         }
         if (r == SBX_OK)
