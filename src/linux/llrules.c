@@ -200,7 +200,7 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
         sbx_code r = SBX_OK;
         int e = 0;
 
-        nw = calloc(plan->n_rules + 2, sizeof(*nw));
+        nw = calloc(plan->n_rules + 3, sizeof(*nw));
         if (nw == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
         if (p->rung == 2) {
@@ -223,6 +223,12 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                 /* Host IPC under /run is hidden on both rungs (see
                  * build_mounts); the resolver's directory stays readable
                  * when the network is allowed. */
+                /* The host's /dev holds other terminals (/dev/pts/N, a
+                 * typed password), consoles and, for root, block devices:
+                 * hidden, with only the plan's runtime nodes (null, zero,
+                 * full, random, urandom) and /dev/tty given back below. */
+                if (lstat("/dev", &st) == 0 && S_ISDIR(st.st_mode))
+                        nw[nn++] = (struct narrow){ "/dev", 0 };
                 if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode)) {
                         nw[nn++] = (struct narrow){ "/run", 0 };
                         if (plan->network == SBX__NET_ALLOW && lstat(SBX__RESOLVER_DIR, &st) == 0)

@@ -741,6 +741,55 @@ static void test_spawn_core__command_cannot_escape_its_monitor(void **state)
         }
 }
 
+/* /dev exposes only the runtime nodes: another terminal (a pty the host
+ * opened here, standing for another user's shell), consoles and block
+ * devices cannot be opened, on either rung; /dev/null still works. */
+static void test_spawn_core__dev_shows_only_runtime_nodes(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        static const char *const others[] = { "/dev/tty1", "/dev/console", "/dev/loop0",
+                                              "/dev/vcs", "/dev/kmsg", "/dev/sda", "/dev/vda" };
+        char script[2048], *pts;
+        int master, st = -1;
+        size_t b, i, off;
+        (void) state;
+
+        master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        assert_true(master >= 0);
+        assert_int_equal(grantpt(master), 0);
+        assert_int_equal(unlockpt(master), 0);
+        pts = ptsname(master);
+        assert_non_null(pts);
+        /* Exit 0 only if every open was refused and /dev/null worked. */
+        off = (size_t) snprintf(script, sizeof(script),
+                                "echo ok > /dev/null || exit 20; "
+                                "(exec 3< '%s') 2>/dev/null && exit 21; ", pts);
+        for (i = 0; i < SBX__ARRAY_SIZE(others); i++)
+                off += (size_t) snprintf(script + off, sizeof(script) - off,
+                                         "if [ -e %s ]; then (exec 3< %s) 2>/dev/null && exit %zu; fi; ",
+                                         others[i], others[i], 30 + i);
+        snprintf(script + off, sizeof(script) - off, "exit 0");
+        for (b = 0; b < 2; b++) {
+                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+
+                o.backend = backends[b];
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                sbx_child_free(c);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        fail_msg("%s: status 0x%x (20: /dev/null refused, 21: another "
+                                 "terminal opened, 30+: a host device opened)",
+                                 sbx_backend_name(backends[b]), (unsigned) st);
+                sbx_plan_free(plan);
+        }
+        close(master);
+}
+
 /* Detection by doing: when the environment refuses rung 1 (here by a
  * test-only switch that fails its clone with EPERM), a spawn moves down the
  * chain to rung 2 only if rung 2 still enforces every required guarantee,
@@ -805,6 +854,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__orphans_of_any_depth_are_killed),
                 cmocka_unit_test(test_spawn_core__spawning_thread_may_exit),
                 cmocka_unit_test(test_spawn_core__command_cannot_escape_its_monitor),
+                cmocka_unit_test(test_spawn_core__dev_shows_only_runtime_nodes),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
