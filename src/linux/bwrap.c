@@ -195,14 +195,28 @@ static int env_name(const char *e, char *name, size_t namesz)
         return 1;
 }
 
+static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
+                            const char *const *argv, const char *const *envp, const char *home,
+                            const char *home2, const char *cwd, char ***argv_out,
+                            sbx_error *err);
+
 sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
                           const char *const *argv, const char *const *envp, const char *home,
                           const char *cwd, char ***argv_out, sbx_error *err)
 {
+        return build_homes(plan, bwrap, argv, envp, home, NULL, cwd, argv_out, err);
+}
+
+/* home2: the account's home when it is not HOME (hidden too), or NULL. */
+static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
+                            const char *const *argv, const char *const *envp, const char *home,
+                            const char *home2, const char *cwd, char ***argv_out,
+                            sbx_error *err)
+{
         static const char fn[] = "bwrap";
         struct sbx__strv s = SBX__STRV_INIT;
         const struct sbx_plan_fs_rule *host = NULL, *top;
-        const char *hides[3], *home_env = NULL;
+        const char *hides[4], *home_env = NULL;
         char **env;
         size_t nh = 0, h, i, k;
         int host_visible, home_hidden = 0;
@@ -248,6 +262,10 @@ sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
                 hides[nh++] = home;
                 home_hidden = 1;
         }
+        if (plan->home == SBX__ENV_DIR_SCRATCH && home2 != NULL && strcmp(home2, "/tmp") != 0 &&
+            !is_under(home2, "/tmp") && (home == NULL || strcmp(home2, home) != 0) &&
+            stat(home2, &st) == 0 && S_ISDIR(st.st_mode))
+                hides[nh++] = home2;
         if (plan->network != SBX__NET_ALLOW && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
                 hides[nh++] = "/run";
         qsort(hides, nh, sizeof(hides[0]), cmp_cstr);
@@ -313,15 +331,31 @@ sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
         return SBX_OK;
 }
 
-/* The caller's home, as every backend resolves it (paths/lookup.c);
- * NULL if unknown or unresolvable (bwrap then hides nothing extra). */
-static char *caller_home(const char *const *envp)
+/* HOME and the account's home, as every backend resolves them
+ * (paths/lookup.c).  With an isolated HOME, one that exists but cannot be
+ * resolved cannot be hidden: fail closed, as the other rungs do. */
+static sbx_code resolve_homes(const struct sbx_plan *plan, const char *const *envp, char **home,
+                              char **home2, const char *fn, sbx_error *err)
 {
-        char *h = NULL;
+        int r = sbx__caller_home(envp, home), r2 = 0;
 
-        if (sbx__caller_home(envp, &h) < 0)
-                return NULL;
-        return h;
+        *home2 = NULL;
+        if (r == -ENOMEM)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        if (plan->home == SBX__ENV_DIR_SCRATCH) {
+                if (r == 0)
+                        r2 = sbx__account_home(home2);
+                if (r < 0 || r2 < 0 || (*home != NULL && strcmp(*home, "/") == 0)) {
+                        free(*home);
+                        free(*home2);
+                        *home = *home2 = NULL;
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, r < 0 ? -r : -r2,
+                                         "%s: the caller's home cannot be hidden (HOME is / or "
+                                         "cannot be resolved); refusing to run with an isolated "
+                                         "HOME", fn);
+                }
+        }
+        return SBX_OK;
 }
 
 /* ------------------------------------------------------ process start */
@@ -523,7 +557,7 @@ sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *prof
                             const char *runner, const char *const *argv,
                             char ***argv_out, sbx_error *err)
 {
-        char *bin = NULL, *home;
+        char *bin = NULL, *home = NULL, *home2 = NULL;
         sbx_code r;
         int rc;
 
@@ -544,12 +578,14 @@ sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *prof
                 if (bin == NULL)
                         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_confine: no memory");
         }
-        home = caller_home((const char *const *) environ);
+        r = resolve_homes(plan, (const char *const *) environ, &home, &home2, "sbx_confine", err);
         /* No --chdir: like every runner, the command starts in the
          * directory the host runs the argv from. */
-        r = sbx__bwrap_build(plan, bin, argv, (const char *const *) environ, home, NULL,
-                             argv_out, err);
+        if (r == SBX_OK)
+                r = build_homes(plan, bin, argv, (const char *const *) environ, home, home2,
+                                NULL, argv_out, err);
         free(home);
+        free(home2);
         free(bin);
         return r;
 }
@@ -560,7 +596,7 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         static const char fn[] = "sbx_spawn";
         const char *const *src_env;
         const char *path_value = NULL;
-        char **bargv = NULL, *home = NULL, *found = NULL, *path_env = NULL;
+        char **bargv = NULL, *home = NULL, *home2 = NULL, *found = NULL, *path_env = NULL;
         char *envp[2] = { NULL, NULL };
         struct start st;
         sbx_child *child = NULL;
@@ -603,9 +639,11 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
                 return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT,
                                  "%s: command \"%.200s\" not found in PATH", fn, argv[0]);
 
-        home = caller_home(src_env);
-        r = sbx__bwrap_build(plan, bwrap_bin, argv, src_env, home,
-                             opts->cwd != NULL ? opts->cwd : plan->workspace_root, &bargv, err);
+        r = resolve_homes(plan, src_env, &home, &home2, fn, err);
+        if (r != SBX_OK)
+                goto out;
+        r = build_homes(plan, bwrap_bin, argv, src_env, home, home2,
+                        opts->cwd != NULL ? opts->cwd : plan->workspace_root, &bargv, err);
         if (r != SBX_OK)
                 goto out;
         path_env = malloc(strlen(path_value != NULL ? path_value : "") + 6);
@@ -642,6 +680,7 @@ out:
         free(child);
         free(path_env);
         free(home);
+        free(home2);
         sbx_strv_free(bargv);
         return r;
 }

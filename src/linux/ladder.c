@@ -261,7 +261,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         struct sbx__prep p;
         struct sbx__proc proc = { -1, -1, -1, -1, NULL };
         struct sbx__child_report rep;
-        char *home = NULL, *scratch = NULL;
+        char *home = NULL, *home2 = NULL, *scratch = NULL;
         char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
         char *cgdirs[2] = { NULL, NULL };
         sbx_child *child = NULL;
@@ -306,6 +306,27 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         if (rc == -ENOMEM) {
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
+        }
+        /* The account's own home is hidden too when HOME points elsewhere. */
+        if (plan->home == SBX__ENV_DIR_SCRATCH && rc >= 0) {
+                int rc2 = sbx__account_home(&home2);
+
+                if (rc2 == -ENOMEM) {
+                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                        goto fail;
+                }
+                if (rc2 < 0) {
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc2,
+                                      "%s: the account's home directory cannot be resolved, so "
+                                      "it cannot be hidden; refusing to run with an isolated HOME",
+                                      fn);
+                        goto fail;
+                }
+                if (home2 != NULL && home != NULL && strcmp(home2, home) == 0) {
+                        free(home2);
+                        home2 = NULL;
+                }
+                p.home2 = home2;
         }
         if (plan->home == SBX__ENV_DIR_SCRATCH &&
             (rc < 0 || (home != NULL && strcmp(home, "/") == 0))) {
@@ -445,6 +466,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         sbx__proc_close_channel(&proc);
         atomic_store(&rung_proven[rung - 1], 1);
         free(home);
+        free(home2);
         sbx__prep_free(&p);
         *out = child;
         return SBX_OK;
@@ -472,6 +494,7 @@ fail:
                 free(scratch);
         }
         free(home);
+        free(home2);
         sbx__prep_free(&p);
         errno = e;
         return r;

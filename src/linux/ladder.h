@@ -80,6 +80,8 @@ struct sbx__prep {
         int            cap_last;        /* highest capability the kernel knows (libcap) */
         uint64_t       memory_max;      /* parent only: sizes the scratch tmpfs mounts */
         uint64_t       timeout_ms;      /* the init/monitor kills the tree after this */
+        const char    *home2;           /* parent only: the account's home when it is
+                                         * not HOME (hidden too), or NULL */
         int            monitor;         /* rung 2: a subreaper monitor runs the command */
         int            parent_pidfd;    /* the spawning process (not thread); -1 = none */
         int            children_fd;     /* rung 2 monitor: /proc/thread-self/children */

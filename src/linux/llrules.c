@@ -200,7 +200,7 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
         sbx_code r = SBX_OK;
         int e = 0;
 
-        nw = calloc(plan->n_rules + 3, sizeof(*nw));
+        nw = calloc(plan->n_rules + 4, sizeof(*nw));
         if (nw == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
         if (p->rung == 2) {
@@ -220,6 +220,9 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                 if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
                     lstat(home, &st) == 0)
                         nw[nn++] = (struct narrow){ home, 0 };
+                if (p->home2 != NULL && plan->home == SBX__ENV_DIR_SCRATCH &&
+                    lstat(p->home2, &st) == 0)
+                        nw[nn++] = (struct narrow){ p->home2, 0 };
                 /* Host IPC under /run is hidden on both rungs (see
                  * build_mounts); the resolver's directory stays readable
                  * when the network is allowed. */

@@ -364,7 +364,7 @@ int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const ch
         const uint64_t ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
         const uint64_t rw = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
         const struct sbx_plan_fs_rule *host = NULL;
-        const char *hides[4];
+        const char *hides[5];
         size_t nh = 0, h, i, k;
         int host_read, host_write, r = 0;
         struct stat st;
@@ -380,6 +380,10 @@ int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const ch
         if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
             stat(home, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(home, "/tmp") != 0)
                 hides[nh++] = home;
+        if (p->home2 != NULL && plan->home == SBX__ENV_DIR_SCRATCH && stat(p->home2, &st) == 0 &&
+            S_ISDIR(st.st_mode) && strcmp(p->home2, "/tmp") != 0 &&
+            (home == NULL || strcmp(p->home2, home) != 0))
+                hides[nh++] = p->home2;
         /* /run holds host IPC endpoints (docker.sock, the session and
          * system buses, ssh/gpg agents under /run/user): never the
          * sandbox's, whatever the network decision.  With the network

@@ -98,6 +98,32 @@ int sbx__command_lookup(const char *argv0, const char *const *envp, char **out)
         return sbx__which(argv0, sbx__env_get(envp, "PATH"), out);
 }
 
+int sbx__account_home(char **out)
+{
+        struct passwd pw, *res = NULL;
+        char *buf, canon[PATH_MAX];
+        long sz = sysconf(_SC_GETPW_R_SIZE_MAX);
+        int r = 0;
+
+        *out = NULL;
+        if (sz < 1024 || sz > 1 << 20)
+                sz = 16384;
+        buf = malloc((size_t) sz);
+        if (buf == NULL)
+                return -ENOMEM;
+        if (getpwuid_r(geteuid(), &pw, buf, (size_t) sz, &res) == 0 && res != NULL &&
+            pw.pw_dir != NULL && pw.pw_dir[0] == '/') {
+                if (realpath(pw.pw_dir, canon) == NULL) {
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                r = errno != 0 ? -errno : -EIO;
+                } else if (strcmp(canon, "/") != 0 && (*out = sbx__strdup(canon)) == NULL) {
+                        r = -ENOMEM;
+                }
+        }
+        free(buf);
+        return r;
+}
+
 int sbx__caller_home(const char *const *envp, char **out)
 {
         const char *h = sbx__env_get(envp, "HOME");

@@ -76,8 +76,84 @@ int sbx__command_lookup(const char *argv0, const char *const *envp, char **out);
  */
 int sbx__caller_home(const char *const *envp, char **out);
 
+/*
+ * The account's home from the password database (effective uid), made
+ * canonical: hidden too when HOME points elsewhere, so a changed HOME
+ * cannot uncover ~/.ssh.  0 with *out malloc'd, 0 with *out NULL when there
+ * is none, it does not exist or it is "/" (nothing of its own to hide),
+ * -errno when it exists but cannot be resolved, -ENOMEM.
+ */
+int sbx__account_home(char **out);
+
 /* rmtree.c: remove the directory tree at path (scratch cleanup); never
  * follows symlinks out of it.  0 (also when it does not exist) or -errno. */
 int sbx__rm_rf(const char *path);
+
+/* ---------------------------------------------------------- winpath.c */
+
+/*
+ * Windows path rules (docs/windows.md), pure and portable: no I/O.
+ * Limits in UTF-16 code units, as Windows counts: a whole path (MAX_PATH
+ * less its NUL) and one component (NTFS).  SBX__WINPATH_BUF bytes always
+ * hold an accepted path's UTF-8 canonical form and its NUL.
+ */
+#define SBX__WINPATH_MAX_UNITS 259
+#define SBX__WINPATH_COMPONENT_MAX_UNITS 255
+#define SBX__WINPATH_BUF (3 * SBX__WINPATH_MAX_UNITS + 1)
+
+/* Why a path was refused; each has its own text (sbx__winpath_reason_text). */
+typedef enum sbx__winpath_reason {
+        SBX__WINPATH_OK = 0,
+        SBX__WINPATH_NULL = 1,
+        SBX__WINPATH_EMPTY = 2,
+        SBX__WINPATH_BAD_UTF8 = 3,
+        SBX__WINPATH_CONTROL = 4,
+        SBX__WINPATH_UNC = 5,
+        SBX__WINPATH_WIN32_NAMESPACE = 6,       /* \\?\ */
+        SBX__WINPATH_GLOBALROOT = 7,
+        SBX__WINPATH_PIPE = 8,
+        SBX__WINPATH_DEVICE_NAMESPACE = 9,      /* \\.\ */
+        SBX__WINPATH_NT_NAMESPACE = 10,         /* \??\, \Device\ */
+        SBX__WINPATH_ROOTED_NO_DRIVE = 11,
+        SBX__WINPATH_RELATIVE = 12,
+        SBX__WINPATH_BAD_DRIVE = 13,
+        SBX__WINPATH_DRIVE_RELATIVE = 14,
+        SBX__WINPATH_EMPTY_COMPONENT = 15,
+        SBX__WINPATH_DOT_COMPONENT = 16,
+        SBX__WINPATH_COLON = 17,                /* alternate data streams */
+        SBX__WINPATH_FORBIDDEN_CHAR = 18,
+        SBX__WINPATH_BESTFIT_CHAR = 19,
+        SBX__WINPATH_COMPONENT_TOO_LONG = 20,
+        SBX__WINPATH_RESERVED_NAME = 21,
+        SBX__WINPATH_NTFS_METAFILE = 22,
+        SBX__WINPATH_TRAILING_DOT_SPACE = 23,
+        SBX__WINPATH_SHORT_NAME = 24,
+        SBX__WINPATH_TOO_LONG = 25,
+        SBX__WINPATH_BUFFER = 26,
+        SBX__WINPATH_REASON_END = 27
+} sbx__winpath_reason;
+
+/* A static text for r, never NULL. */
+const char *sbx__winpath_reason_text(sbx__winpath_reason r);
+
+/*
+ * Classify `path` (UTF-8).  On SBX__WINPATH_OK writes its canonical form
+ * ("C:\a\b": upper-case drive, backslashes, no trailing separator except
+ * the root) to canon_out[0..canon_size); otherwise leaves canon_out
+ * untouched and, if bad_at is not NULL, sets *bad_at to the byte offset of
+ * the offending character or component (0 for whole-path reasons).
+ */
+sbx__winpath_reason sbx__winpath_classify(const char *path, char *canon_out,
+                                          size_t canon_size, size_t *bad_at);
+
+/*
+ * Accept only a canonical local drive path (see winpath.c for every rule)
+ * and write its canonical form to canon_out (written only on success).
+ * Returns SBX_OK; SBX_E_INVALID (NULL arguments, or the path is refused:
+ * the message starts "windows path refused: <reason>"); SBX_E_RANGE
+ * (longer than the limits above, or canon_size too small).
+ */
+sbx_code sbx__winpath_check(const char *path, char *canon_out, size_t canon_size,
+                            sbx_error *err);
 
 #endif /* SBX_PATHS_INTERNAL_H */

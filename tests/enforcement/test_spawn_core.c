@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -790,6 +791,66 @@ static void test_spawn_core__dev_shows_only_runtime_nodes(void **state)
         close(master);
 }
 
+/* The account's home (from the password database) stays hidden when HOME
+ * points elsewhere: a changed HOME cannot uncover ~/.ssh.  Checked with a
+ * secret the host puts into its own home and removes afterwards. */
+static void test_spawn_core__account_home_hidden_whatever_HOME_says(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK,
+                                            SBX_BACKEND_BWRAP };
+        struct passwd *pw = getpwuid(geteuid());
+        char *home = NULL, secret[600], fake[300], henv[320], script[700];
+        size_t b;
+        int fd;
+        (void) state;
+
+        assert_non_null(pw);
+        if (pw->pw_dir == NULL || sbx_path_canonical(pw->pw_dir, &home, NULL) != SBX_OK ||
+            strcmp(home, "/") == 0)
+                fail_msg("this account has no home of its own to hide (%s)",
+                         pw->pw_dir != NULL ? pw->pw_dir : "none");
+        snprintf(secret, sizeof(secret), "%s/.sbx-core-secret-%ld", home, (long) getpid());
+        fd = open(secret, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "s3cret\n", 7), 7);
+        close(fd);
+        snprintf(fake, sizeof(fake), "%s/fakehome", ws);
+        assert_int_equal(mkdir(fake, 0700), 0);
+        snprintf(henv, sizeof(henv), "HOME=%s", fake);
+        snprintf(script, sizeof(script), "cat '%s' >/dev/null 2>&1 && exit 9; exit 0", secret);
+        for (b = 0; b < SBX__ARRAY_SIZE(backends); b++) {
+                sbx_plan *plan;
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                const char *const envp[] = { "PATH=/usr/bin:/bin", henv, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1;
+
+                if (backends[b] == SBX_BACKEND_BWRAP && !have_bwrap())
+                        continue;
+                plan = make_plan_net(SBX_ACCESS_ALLOW, backends[b] == SBX_BACKEND_BWRAP
+                                                               ? SBX_ACCESS_ALLOW : SBX_ACCESS_DENY);
+                o.backend = backends[b];
+                o.envp = envp;
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK) {
+                        (void) unlink(secret);
+                        fail_msg("%s: sbx_spawn: %s", sbx_backend_name(backends[b]), e.message);
+                }
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                sbx_child_free(c);
+                sbx_plan_free(plan);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                        (void) unlink(secret);
+                        fail_msg("%s: with HOME=%s the account's home %s was readable "
+                                 "(status 0x%x)", sbx_backend_name(backends[b]), fake, home,
+                                 (unsigned) st);
+                }
+        }
+        assert_int_equal(unlink(secret), 0);
+        sbx_free(home);
+}
+
 /* Detection by doing: when the environment refuses rung 1 (here by a
  * test-only switch that fails its clone with EPERM), a spawn moves down the
  * chain to rung 2 only if rung 2 still enforces every required guarantee,
@@ -855,6 +916,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__spawning_thread_may_exit),
                 cmocka_unit_test(test_spawn_core__command_cannot_escape_its_monitor),
                 cmocka_unit_test(test_spawn_core__dev_shows_only_runtime_nodes),
+                cmocka_unit_test(test_spawn_core__account_home_hidden_whatever_HOME_says),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
