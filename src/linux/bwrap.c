@@ -275,8 +275,14 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
          * rules whose deepest hidden area it is.  Rules are sorted by path,
          * so a parent is always mounted before its children. */
         for (h = 0; h <= nh && r == SBX_OK; h++) {
-                if (h > 0)
+                if (h > 0) {
+                        /* The scratch HOME is owner-only, like the other
+                         * rungs' (bwrap's tmpfs is 0755 by default). */
+                        if (hides[h - 1] != NULL && strcmp(hides[h - 1], "/tmp") != 0 &&
+                            strcmp(hides[h - 1], "/run") != 0)
+                                push3(&s, "--perms", "0700", NULL);
                         push3(&s, "--tmpfs", hides[h - 1], NULL);
+                }
                 for (i = 0; i < plan->n_rules && r == SBX_OK; i++) {
                         const struct sbx_plan_fs_rule *rule = &plan->rules[i];
                         size_t deepest = 0;

@@ -851,6 +851,48 @@ static void test_spawn_core__account_home_hidden_whatever_HOME_says(void **state
         sbx_free(home);
 }
 
+/* The scratch HOME is owner-only on every backend; the command's stdout
+ * is a pipe passed with stdout_fd (spawn options version 2). */
+static void test_spawn_core__scratch_home_is_owner_only(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK,
+                                            SBX_BACKEND_BWRAP };
+        size_t b;
+        (void) state;
+
+        for (b = 0; b < SBX__ARRAY_SIZE(backends); b++) {
+                const char *const argv[] = { "/bin/sh", "-c", "stat -c %a \"$HOME\"", NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_plan *plan;
+                sbx_error e;
+                char out[32] = { 0 };
+                int pfd[2], st = -1;
+                ssize_t n, got = 0;
+
+                if (backends[b] == SBX_BACKEND_BWRAP && !have_bwrap())
+                        continue;
+                plan = make_plan_net(SBX_ACCESS_ALLOW, backends[b] == SBX_BACKEND_BWRAP
+                                                               ? SBX_ACCESS_ALLOW : SBX_ACCESS_DENY);
+                assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
+                o.backend = backends[b];
+                o.stdout_fd = pfd[1];
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("%s: sbx_spawn: %s", sbx_backend_name(backends[b]), e.message);
+                close(pfd[1]);
+                while (got < (ssize_t) sizeof(out) - 1 &&
+                       (n = read(pfd[0], out + got, sizeof(out) - 1 - (size_t) got)) > 0)
+                        got += n;
+                close(pfd[0]);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                sbx_child_free(c);
+                sbx_plan_free(plan);
+                if (strcmp(out, "700\n") != 0)
+                        fail_msg("%s: HOME has mode \"%s\" (status 0x%x), want 700",
+                                 sbx_backend_name(backends[b]), out, (unsigned) st);
+        }
+}
+
 /* Detection by doing: when the environment refuses rung 1 (here by a
  * test-only switch that fails its clone with EPERM), a spawn moves down the
  * chain to rung 2 only if rung 2 still enforces every required guarantee,
@@ -917,6 +959,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__command_cannot_escape_its_monitor),
                 cmocka_unit_test(test_spawn_core__dev_shows_only_runtime_nodes),
                 cmocka_unit_test(test_spawn_core__account_home_hidden_whatever_HOME_says),
+                cmocka_unit_test(test_spawn_core__scratch_home_is_owner_only),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -168,7 +168,7 @@ static void test_confine__bwrap_golden_read_only(void **state)
                 "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--ro-bind", "@/ws", "@/ws",
-                "--tmpfs", "/run", "--tmpfs", "/tmp", "--tmpfs", "@/home",
+                "--tmpfs", "/run", "--tmpfs", "/tmp", "--perms", "0700", "--tmpfs", "@/home",
                 "--dev", "/dev", "--proc", "/proc", "--clearenv",
                 "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LC_ALL", "C.UTF-8",
                 "--setenv", "TERM", "xterm", "--setenv", "HOME", "@/home",
