@@ -97,6 +97,19 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         r = sbx__admit(plan, fn, err);
         if (r != SBX_OK)
                 return r;
+        /* A working directory the profile hides can never be entered: say
+         * so now, not as a failed setup step. */
+        if (!plan->direct) {
+                const char *cwd = o.cwd != NULL ? o.cwd : plan->workspace_root;
+                const struct sbx_plan_fs_rule *rule = sbx__plan_rule_for(plan, cwd);
+
+                if (rule == NULL || (rule->access & SBX__FS_READ) == 0)
+                        return sbx__fail(err, SBX_E_INVALID, 0,
+                                         "%s: the working directory \"%.200s\"%s is not "
+                                         "readable under this profile, so nothing can run "
+                                         "there; pass a cwd the profile can read",
+                                         fn, cwd, o.cwd != NULL ? "" : " (the workspace root)");
+        }
 
         if (plan->direct) {
                 be = sbx__backend_direct();

@@ -893,6 +893,29 @@ static void test_spawn_core__scratch_home_is_owner_only(void **state)
         }
 }
 
+/* A profile under which the working directory is hidden fails with a clear
+ * error before anything starts, not with a failed setup step. */
+static void test_spawn_core__hidden_cwd_is_a_clear_error(void **state)
+{
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_profile *profile = NULL;
+        sbx_plan *plan = NULL;
+        const char *const argv[] = { "/bin/true", NULL };
+        sbx_child *c = NULL;
+        sbx_error e;
+        (void) state;
+
+        cfg.workspace_root = ws;                /* everything Deny: nothing readable */
+        cfg.command = SBX_ACCESS_ALLOW;
+        assert_int_equal(sbx_profile_new(&cfg, &profile, &e), SBX_OK);
+        assert_int_equal(sbx_plan_compile(profile, &plan, &e), SBX_OK);
+        assert_int_equal(sbx_spawn(plan, argv, NULL, &c, &e), SBX_E_INVALID);
+        assert_null(c);
+        assert_non_null(strstr(e.message, "working directory"));
+        sbx_plan_free(plan);
+        sbx_profile_free(profile);
+}
+
 /* Detection by doing: when the environment refuses rung 1 (here by a
  * test-only switch that fails its clone with EPERM), a spawn moves down the
  * chain to rung 2 only if rung 2 still enforces every required guarantee,
@@ -960,6 +983,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__dev_shows_only_runtime_nodes),
                 cmocka_unit_test(test_spawn_core__account_home_hidden_whatever_HOME_says),
                 cmocka_unit_test(test_spawn_core__scratch_home_is_owner_only),
+                cmocka_unit_test(test_spawn_core__hidden_cwd_is_a_clear_error),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
