@@ -233,19 +233,18 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
         *ll = *sc = 0;
         if (plan->network != SBX__NET_ALLOW) {
                 *ll |= SBX__LL_NET_DENY | SBX__LL_SCOPE_ABSTRACT;
-                /* Rung 1 has its own network namespace; both refuse new
-                 * unix sockets (socketpair stays) so no host socket file
-                 * (docker.sock, an ssh agent) can be reached. */
-                *sc |= SBX__SC_DENY_UNIX_PATH;
                 if (rung == 2)
                         *sc |= SBX__SC_DENY_INET;
         }
-        /* Rung 2 shares the host's file system, and Landlock does not
-         * mediate connect(2) to a socket file: with the network allowed too,
-         * new unix sockets are refused so /run/docker.sock and agents stay
-         * out of reach (socketpair still works). */
+        /* Both rungs show host files, and neither a read-only mount nor
+         * Landlock mediates connect(2) to a socket file: whatever the
+         * network decision, new unix sockets are refused so no host socket
+         * (a database's, docker.sock, an ssh agent) can be reached;
+         * socketpair still works.  (Naming a socket to allow is future
+         * work: --allow-unix.) */
+        *sc |= SBX__SC_DENY_UNIX_PATH;
         if (rung == 2)
-                *sc |= SBX__SC_DENY_UNIX_PATH | SBX__SC_DENY_METADATA;
+                *sc |= SBX__SC_DENY_METADATA;
         /* Host abstract unix sockets (session buses, X11) are never the
          * sandbox's to reach, whatever the network decision. */
         *ll |= SBX__LL_SCOPE_SIGNAL | SBX__LL_SCOPE_ABSTRACT;

@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -916,6 +918,63 @@ static void test_spawn_core__hidden_cwd_is_a_clear_error(void **state)
         sbx_profile_free(profile);
 }
 
+/* With the network allowed, a host unix socket outside every hidden area
+ * (a database's, say) stays unreachable on both rungs; the host's
+ * listener sees no connection. */
+static void test_spawn_core__host_unix_sockets_unreachable_with_network(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        const char *probe = getenv("SBX_PROBE");
+        char dir[] = "/var/tmp/sbx-core-sock-XXXXXX", path[128];
+        struct sockaddr_un sa;
+        size_t b;
+        int lfd;
+        (void) state;
+
+        if (probe == NULL)
+                fail_msg("SBX_PROBE is not set");
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(chmod(dir, 0755), 0);
+        snprintf(path, sizeof(path), "%s/db.sock", dir);
+        lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        assert_true(lfd >= 0);
+        memset(&sa, 0, sizeof(sa));
+        sa.sun_family = AF_UNIX;
+        assert_true(strlen(path) < sizeof(sa.sun_path));
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        assert_int_equal(bind(lfd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        assert_int_equal(chmod(path, 0777), 0);
+        assert_int_equal(listen(lfd, 8), 0);
+        for (b = 0; b < 2; b++) {
+                sbx_plan *plan = make_plan_net(SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+                const char *const argv[] = { probe, "unix", path, NULL };
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1, afd;
+
+                o.backend = backends[b];
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("sbx_spawn: %s", e.message);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                sbx_child_free(c);
+                sbx_plan_free(plan);
+                /* The probe has been reaped: a connection it made is queued. */
+                afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (afd >= 0) {
+                        close(afd);
+                        fail_msg("%s: the command connected to the host socket %s",
+                                 sbx_backend_name(backends[b]), path);
+                }
+                if (!WIFEXITED(st) || WEXITSTATUS(st) == 0)
+                        fail_msg("%s: the probe's connect did not fail (status 0x%x)",
+                                 sbx_backend_name(backends[b]), (unsigned) st);
+        }
+        close(lfd);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 /* Detection by doing: when the environment refuses rung 1 (here by a
  * test-only switch that fails its clone with EPERM), a spawn moves down the
  * chain to rung 2 only if rung 2 still enforces every required guarantee,
@@ -984,6 +1043,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__account_home_hidden_whatever_HOME_says),
                 cmocka_unit_test(test_spawn_core__scratch_home_is_owner_only),
                 cmocka_unit_test(test_spawn_core__hidden_cwd_is_a_clear_error),
+                cmocka_unit_test(test_spawn_core__host_unix_sockets_unreachable_with_network),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
