@@ -759,6 +759,56 @@ static int connect_mode(const char *port)
         return 0;
 }
 
+/* A workspace that is /, a home directory or an ancestor of one is refused
+ * unless --force-workspace asks for it: the command never runs (a marker
+ * it would write stays absent). */
+static void test_cli__broad_workspace_refused_unless_forced(void **state)
+{
+        char home[300], parent[300], henv[320], marker[340], script[400];
+        const char *const *cases[3];
+        struct result r;
+        size_t i;
+        (void) state;
+
+        snprintf(parent, sizeof(parent), "%s/users", ws);
+        snprintf(home, sizeof(home), "%s/users/alice", ws);
+        (void) mkdir(parent, 0755);
+        (void) mkdir(home, 0755);
+        snprintf(henv, sizeof(henv), "HOME=%s", home);
+        snprintf(marker, sizeof(marker), "%s/ran", home);
+        snprintf(script, sizeof(script), "echo ran > '%s'", marker);
+        {
+                const char *const at_root[] = { "--mode", "workspace-write", "--workspace", "/", "--", "sh", "-c", script, NULL };
+                const char *const at_home[] = { "--mode", "workspace-write", "--workspace", home, "--", "sh", "-c", script, NULL };
+                const char *const above[] = { "--mode", "workspace-write", "--workspace", parent, "--", "sh", "-c", script, NULL };
+                const char *const env[] = { henv, NULL };
+                const char *const forced[] = { "--force-workspace", "--mode", "workspace-write",
+                                               "--workspace", home, "--", "sh", "-c", script,
+                                               NULL };
+
+                cases[0] = at_root;
+                cases[1] = at_home;
+                cases[2] = above;
+                for (i = 0; i < 3; i++) {
+                        run_cli(cases[i], env, &r);
+                        if (r.status != SBX_EXIT_RUNNER_FAILURE ||
+                            strstr(r.err, "--force-workspace") == NULL)
+                                fail_msg("case %zu: status %d, stderr %s", i, r.status, r.err);
+                        assert_int_equal(access(marker, F_OK), -1);
+                        result_free(&r);
+                }
+                /* Forced: it runs, and the write lands in the workspace. */
+                run_cli(forced, env, &r);
+                if (r.status != 0)
+                        fail_msg("forced: status %d, stderr %s", r.status, r.err);
+                assert_int_equal(access(marker, F_OK), 0);
+                result_free(&r);
+        }
+        (void) unlink(marker);
+        (void) rmdir(home);
+        (void) rmdir(parent);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -772,6 +822,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__json_error_object),
                 cmocka_unit_test(test_cli__network_deny_and_allow),
                 cmocka_unit_test(test_cli__confined_argv_runs_confined),
+                cmocka_unit_test(test_cli__broad_workspace_refused_unless_forced),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)

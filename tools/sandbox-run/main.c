@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ struct opts {
         uint64_t pids;
         int explain;
         int json;
+        int force_workspace;    /* --force-workspace: allow /, a home or its ancestor */
         char **command;
 };
 
@@ -223,7 +225,45 @@ static void usage(FILE *f)
               "                   [--allow-read PATH]... [--allow-write PATH]...\n"
               "                   [--backend auto|native|landlock|bwrap]\n"
               "                   [--memory BYTES] [--pids N] [--explain] [--json]\n"
+              "                   [--force-workspace]\n"
               "                   -- CMD [ARGS...]\n", f);
+}
+
+/* 1 if dir equals path or is an ancestor of it (both canonical). */
+static int covers(const char *dir, const char *path)
+{
+        size_t n = strlen(dir);
+
+        if (strcmp(dir, "/") == 0)
+                return 1;
+        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Why ws is too broad to be a workspace, or NULL: "/", a home directory
+ * ($HOME or the account's) or an ancestor of one. */
+static const char *broad_workspace(const char *ws)
+{
+        const char *homes[2] = { getenv("HOME"), NULL };
+        const char *why = NULL;
+        struct passwd *pw = getpwuid(geteuid());
+        size_t i;
+
+        if (strcmp(ws, "/") == 0)
+                return "/";
+        if (pw != NULL)
+                homes[1] = pw->pw_dir;
+        for (i = 0; i < 2 && why == NULL; i++) {
+                char *h = NULL;
+
+                if (homes[i] == NULL || homes[i][0] != '/' ||
+                    sbx_path_canonical(homes[i], &h, NULL) != SBX_OK)
+                        continue;
+                if (strcmp(h, "/") != 0 && covers(ws, h))
+                        why = strcmp(ws, h) == 0 ? "a home directory"
+                                                 : "an ancestor of a home directory";
+                sbx_free(h);
+        }
+        return why;
 }
 
 /* --------------------------------------------------------------- options */
@@ -335,6 +375,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 }
                 if (strcmp(a, "--json") == 0) {
                         o->json = 1;
+                        continue;
+                }
+                if (strcmp(a, "--force-workspace") == 0) {
+                        o->force_workspace = 1;
                         continue;
                 }
                 eq = strchr(a, '=');
@@ -853,6 +897,21 @@ int main(int argc, char **argv)
         if (stat(ws, &st) < 0 || !S_ISDIR(st.st_mode)) {
                 say(SBX_E_INVALID, "workspace %s is not a directory", ws);
                 return EXIT_FAIL;
+        }
+
+        /* A workspace that is /, a home directory or an ancestor of one
+         * would hand the command the user's dotfiles and keys (~/.bashrc
+         * writable, ~/.ssh readable) or the whole system: refused unless
+         * asked for. */
+        if (o.mode != SBX_MODE_DANGER_FULL_ACCESS && !o.force_workspace) {
+                const char *why = broad_workspace(ws);
+
+                if (why != NULL) {
+                        say(SBX_E_INVALID, "workspace %s is %s; the sandbox would expose it to "
+                            "the command (run from a project directory, pass --workspace DIR, "
+                            "or --force-workspace to run there anyway)", ws, why);
+                        return EXIT_FAIL;
+                }
         }
 
         if (o.mode == SBX_MODE_DANGER_FULL_ACCESS) {
