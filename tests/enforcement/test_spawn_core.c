@@ -111,6 +111,33 @@ static sbx_plan *make_plan_net(int32_t command, int32_t network)
         return plan;
 }
 
+static char probe_dir[512];
+
+/* Network allowed, with one extra read-only root (the probe's directory). */
+static sbx_plan *make_plan_roots(int32_t command, const char *read_root)
+{
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_root_access root = { read_root, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY };
+        sbx_profile *profile = NULL;
+        sbx_plan *plan = NULL;
+        sbx_error e;
+
+        cfg.workspace_root = ws;
+        cfg.workspace_read = SBX_ACCESS_ALLOW;
+        cfg.workspace_write = SBX_ACCESS_ALLOW;
+        cfg.host_read = SBX_ACCESS_ALLOW;
+        cfg.command = command;
+        cfg.network = SBX_ACCESS_ALLOW;
+        cfg.additional_roots = &root;
+        cfg.n_additional_roots = 1;
+        if (sbx_profile_new(&cfg, &profile, &e) != SBX_OK)
+                fail_msg("sbx_profile_new: %s", e.message);
+        if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
+                fail_msg("sbx_plan_compile: %s", e.message);
+        sbx_profile_free(profile);
+        return plan;
+}
+
 static sbx_plan *make_plan(int32_t command)
 {
         return make_plan_net(command, SBX_ACCESS_DENY);
@@ -945,8 +972,21 @@ static void test_spawn_core__host_unix_sockets_unreachable_with_network(void **s
         assert_int_equal(bind(lfd, (struct sockaddr *) &sa, sizeof(sa)), 0);
         assert_int_equal(chmod(path, 0777), 0);
         assert_int_equal(listen(lfd, 8), 0);
+        /* The probe's directory is readable (it may lie below /tmp, which
+         * the sandbox hides). */
+        {
+                char pdir[512], *slash, *canon = NULL;
+
+                snprintf(pdir, sizeof(pdir), "%s", probe);
+                slash = strrchr(pdir, '/');
+                assert_non_null(slash);
+                *slash = '\0';
+                assert_int_equal(sbx_path_canonical(pdir, &canon, NULL), SBX_OK);
+                snprintf(probe_dir, sizeof(probe_dir), "%s", canon);
+                sbx_free(canon);
+        }
         for (b = 0; b < 2; b++) {
-                sbx_plan *plan = make_plan_net(SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW);
+                sbx_plan *plan = make_plan_roots(SBX_ACCESS_ALLOW, probe_dir);
                 const char *const argv[] = { probe, "unix", path, NULL };
                 sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
                 sbx_child *c = NULL;
