@@ -90,31 +90,9 @@ static int leftover_cgroups(void)
         return cg_found;
 }
 
-static sbx_plan *make_plan_net(int32_t command, int32_t network)
-{
-        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
-        sbx_profile *profile = NULL;
-        sbx_plan *plan = NULL;
-        sbx_error e;
-
-        cfg.workspace_root = ws;
-        cfg.workspace_read = SBX_ACCESS_ALLOW;
-        cfg.workspace_write = SBX_ACCESS_ALLOW;
-        cfg.host_read = SBX_ACCESS_ALLOW;
-        cfg.command = command;
-        cfg.network = network;
-        if (sbx_profile_new(&cfg, &profile, &e) != SBX_OK)
-                fail_msg("sbx_profile_new: %s", e.message);
-        if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
-                fail_msg("sbx_plan_compile: %s", e.message);
-        sbx_profile_free(profile);
-        return plan;
-}
-
-static char probe_dir[512];
-
-/* Network allowed, with one extra read-only root (the probe's directory). */
-static sbx_plan *make_plan_roots(int32_t command, const char *read_root)
+/* Workspace read-write, host readable; read_root (may be NULL) one extra
+ * read-only root. */
+static sbx_plan *make_plan_full(int32_t command, int32_t network, const char *read_root)
 {
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
         sbx_root_access root = { read_root, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY };
@@ -127,9 +105,11 @@ static sbx_plan *make_plan_roots(int32_t command, const char *read_root)
         cfg.workspace_write = SBX_ACCESS_ALLOW;
         cfg.host_read = SBX_ACCESS_ALLOW;
         cfg.command = command;
-        cfg.network = SBX_ACCESS_ALLOW;
-        cfg.additional_roots = &root;
-        cfg.n_additional_roots = 1;
+        cfg.network = network;
+        if (read_root != NULL) {
+                cfg.additional_roots = &root;
+                cfg.n_additional_roots = 1;
+        }
         if (sbx_profile_new(&cfg, &profile, &e) != SBX_OK)
                 fail_msg("sbx_profile_new: %s", e.message);
         if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
@@ -137,6 +117,13 @@ static sbx_plan *make_plan_roots(int32_t command, const char *read_root)
         sbx_profile_free(profile);
         return plan;
 }
+
+static sbx_plan *make_plan_net(int32_t command, int32_t network)
+{
+        return make_plan_full(command, network, NULL);
+}
+
+static char probe_dir[512];
 
 static sbx_plan *make_plan(int32_t command)
 {
@@ -556,72 +543,59 @@ static int sleeper_alive(const char *tag)
         return found;
 }
 
-static void test_spawn_core__timeout_kills_the_tree(void **state)
+/* Start `tag & tag` (the first one setsid'd when asked), end it by the
+ * timeout or by sbx_child_kill(SIGKILL), and check from /proc that no
+ * process of the tree is left. */
+static void end_tree(int32_t backend, const char *tag_prefix, int by_timeout)
 {
-        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
-        size_t b;
-        (void) state;
+        sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
+        char script[200], tag[32];
+        const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+        sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+        sbx_child *c = NULL;
+        sbx_error e;
+        int st = -1, done = 0;
 
-        for (b = 0; b < 2; b++) {
-                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
-                char script[200], tag[32];
-                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
-                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
-                sbx_child *c = NULL;
-                sbx_error e;
-                int st = -1, done = 0;
-
-                /* A distinctive sleep length finds the grandchild in /proc. */
-                snprintf(tag, sizeof(tag), "sleep 97%zu%d", b, (int) getpid() % 1000);
-                snprintf(script, sizeof(script), "setsid %s & %s", tag, tag);
-                o.backend = backends[b];
+        /* A distinctive sleep length finds the grandchild in /proc. */
+        snprintf(tag, sizeof(tag), "sleep %s%d%d", tag_prefix, (int) backend,
+                 (int) getpid() % 1000);
+        snprintf(script, sizeof(script), "%s%s & %s", by_timeout ? "setsid " : "", tag, tag);
+        o.backend = backend;
+        if (by_timeout)
                 o.timeout_ms = 500;
-                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
-                        fail_msg("sbx_spawn: %s", e.message);
+        if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                fail_msg("sbx_spawn: %s", e.message);
+        if (by_timeout) {
                 assert_true(sbx_child_pollfd(c) >= 0);
                 assert_int_equal(sbx_child_try_wait(c, &done, &st, &e), SBX_OK);
                 assert_int_equal(done, 0);
-                if (sbx_child_wait(c, &st, &e) != SBX_OK)
-                        fail_msg("sbx_child_wait: %s", e.message);
-                assert_int_equal(sbx_child_timed_out(c), 1);
-                assert_int_equal(sbx_child_pollfd(c), -1);
-                sbx_child_free(c);
-                if (sleeper_alive(tag))
-                        fail_msg("%s: a process of the timed-out tree (%s) is still running",
-                                 sbx_backend_name(backends[b]), tag);
-                sbx_plan_free(plan);
+        } else {
+                assert_int_equal(sbx_child_kill(c, SIGKILL, &e), SBX_OK);
         }
+        if (sbx_child_wait(c, &st, &e) != SBX_OK)
+                fail_msg("sbx_child_wait: %s", e.message);
+        assert_int_equal(sbx_child_timed_out(c), by_timeout);
+        if (by_timeout)
+                assert_int_equal(sbx_child_pollfd(c), -1);
+        sbx_child_free(c);
+        if (sleeper_alive(tag))
+                fail_msg("%s: %s left %s running", sbx_backend_name(backend),
+                         by_timeout ? "the timeout" : "sbx_child_kill(SIGKILL)", tag);
+        sbx_plan_free(plan);
+}
+
+static void test_spawn_core__timeout_kills_the_tree(void **state)
+{
+        (void) state;
+        end_tree(SBX_BACKEND_NATIVE, "97", 1);
+        end_tree(SBX_BACKEND_LANDLOCK, "97", 1);
 }
 
 static void test_spawn_core__kill_ends_the_tree(void **state)
 {
-        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
-        size_t b;
         (void) state;
-
-        for (b = 0; b < 2; b++) {
-                sbx_plan *plan = make_plan(SBX_ACCESS_ALLOW);
-                char script[200], tag[32];
-                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
-                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
-                sbx_child *c = NULL;
-                sbx_error e;
-                int st = -1;
-
-                snprintf(tag, sizeof(tag), "sleep 98%zu%d", b, (int) getpid() % 1000);
-                snprintf(script, sizeof(script), "%s & %s", tag, tag);
-                o.backend = backends[b];
-                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
-                        fail_msg("sbx_spawn: %s", e.message);
-                assert_int_equal(sbx_child_kill(c, SIGKILL, &e), SBX_OK);
-                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
-                assert_int_equal(sbx_child_timed_out(c), 0);
-                sbx_child_free(c);
-                if (sleeper_alive(tag))
-                        fail_msg("%s: sbx_child_kill(SIGKILL) left %s running",
-                                 sbx_backend_name(backends[b]), tag);
-                sbx_plan_free(plan);
-        }
+        end_tree(SBX_BACKEND_NATIVE, "98", 0);
+        end_tree(SBX_BACKEND_LANDLOCK, "98", 0);
 }
 
 /* The monitor reaps a tree of any depth: a grandchild of a grandchild is
@@ -986,7 +960,7 @@ static void test_spawn_core__host_unix_sockets_unreachable_with_network(void **s
                 sbx_free(canon);
         }
         for (b = 0; b < 2; b++) {
-                sbx_plan *plan = make_plan_roots(SBX_ACCESS_ALLOW, probe_dir);
+                sbx_plan *plan = make_plan_full(SBX_ACCESS_ALLOW, SBX_ACCESS_ALLOW, probe_dir);
                 const char *const argv[] = { probe, "unix", path, NULL };
                 sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
                 sbx_child *c = NULL;
