@@ -686,6 +686,18 @@ SBX_API void sbx_guarantee_report_init(sbx_guarantee_report *report);
 typedef struct sbx_plan sbx_plan;
 
 SBX_API sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error *err);
+/*
+ * The plan with every git location found on disk below its writable roots
+ * added as read-only "protected" rules: repositories nested anywhere in a
+ * writable root, the git dir a ".git" file points at, bare repositories,
+ * core.hooksPath directories, included config files and path-named
+ * programs of command-valued keys (docs/git.md).  A missing one is created
+ * empty so it cannot be planted.  sbx_spawn() does this itself; call it to
+ * show what a spawn will protect.  Errors: SBX_E_INVALID, SBX_E_IO (a
+ * writable root could not be examined: no spawn would run), SBX_E_NOMEM.
+ * Since: 0.2.
+ */
+SBX_API sbx_code sbx_plan_discover(const sbx_plan *plan, sbx_plan **out, sbx_error *err);
 SBX_API void sbx_plan_free(sbx_plan *plan);
 /* What the plan requires (achieved = 0, enforcement = NONE). */
 SBX_API sbx_code sbx_plan_guarantees(const sbx_plan *plan, sbx_guarantee_report *out,

@@ -67,17 +67,15 @@ static const struct protected_name {
         const char *suffix;
         int32_t     scope;
 } protected_names[] = {
-        /* Everything git reads code or configuration from in a repository
-         * (hooks, core.hooksPath/fsmonitor/filters in config, a redirected
-         * common dir, per-worktree config, submodule and worktree gitdirs),
-         * so a confined command cannot plant what a later git run outside
-         * the sandbox would execute. */
-        { "/.git/hooks",           SBX__FS_TREE },
-        { "/.git/config",          SBX__FS_EXACT },
-        { "/.git/commondir",       SBX__FS_EXACT },
-        { "/.git/config.worktree", SBX__FS_EXACT },
-        { "/.git/modules",         SBX__FS_TREE },
-        { "/.git/worktrees",       SBX__FS_TREE },
+        /* The whole git directory of a repository at the root: everything
+         * git reads code or configuration from (hooks, config, commondir,
+         * config.worktree, info/, modules/, worktrees/...) is inside it, so
+         * a confined command cannot plant what a later git run outside the
+         * sandbox would execute.  Repositories deeper in a root, "gitdir:"
+         * targets and core.hooksPath directories are found on disk at spawn
+         * time (sbx_plan_discover); creating a new .git is vetoed by the
+         * backend (docs/git.md). */
+        { "/.git", SBX__FS_TREE },
 };
 
 /* ------------------------------------------------------- guarantees */
@@ -602,7 +600,7 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         if (rc == -ERANGE) {
                 sbx_plan_free(plan);
                 return sbx__fail(err, SBX_E_RANGE, 0,
-                                 "%s: a protected path (<root>/.git/...) would be longer "
+                                 "%s: a protected path (<root>/.git) would be longer "
                                  "than %d bytes", fn, SBX_PATH_MAX - 1);
         }
         if (rc < 0)
@@ -625,6 +623,71 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
 nomem:
         sbx_plan_free(plan);
         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+}
+
+/*
+ * A copy of `in` with the discovered locations added as protected rules:
+ * each one inside a writable rule gets that rule's access without write
+ * (read follows the root), with its scope.  A path that already has a rule
+ * keeps it (a configured root wins, as for the protected names).  0,
+ * -ENOMEM.  Pure.
+ */
+int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
+                            const int *trees, size_t n, struct sbx_plan **out)
+{
+        struct rules r = { NULL, 0, 0 };
+        struct sbx_plan *plan;
+        size_t i;
+        int added = 0;
+
+        *out = NULL;
+        plan = calloc(1, sizeof(*plan));
+        if (plan == NULL)
+                return -ENOMEM;
+        *plan = *in;
+        plan->rules = NULL;
+        plan->n_rules = 0;
+        plan->writable = NULL;
+        plan->workspace_root = sbx__strdup(in->workspace_root);
+        if (plan->workspace_root == NULL)
+                goto nomem;
+        plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
+        if (plan->writable == NULL)
+                goto nomem;
+        for (i = 0; i < in->n_writable; i++)
+                if ((plan->writable[i] = sbx__strdup(in->writable[i])) == NULL)
+                        goto nomem;
+        for (i = 0; i < in->n_rules; i++) {
+                const struct sbx_plan_fs_rule *ri = &in->rules[i];
+
+                if (rules_add(&r, ri->path, ri->access, ri->scope, ri->origin) < 0)
+                        goto nomem_rules;
+        }
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up = sbx__plan_rule_for(in, paths[i]);
+
+                if (up == NULL || !(up->access & W) || strcmp(up->path, paths[i]) == 0)
+                        continue;
+                if (rules_add(&r, paths[i], up->access & ~W, trees[i] ? SBX__FS_TREE
+                                                                       : SBX__FS_EXACT,
+                              SBX__ORIGIN_PROTECTED) < 0)
+                        goto nomem_rules;
+                added = 1;
+        }
+        sort_dedupe(&r);
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+        if (added)
+                plan->required |= SBX_G_PROTECTED_PATHS;
+        *out = plan;
+        return 0;
+
+nomem_rules:
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+nomem:
+        sbx_plan_free(plan);
+        return -ENOMEM;
 }
 
 sbx_code sbx_plan_guarantees(const sbx_plan *plan, sbx_guarantee_report *out, sbx_error *err)

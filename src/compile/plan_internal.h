@@ -29,7 +29,7 @@
 #define SBX__ORIGIN_HOST       1u  /* "/" from host_read / host_write */
 #define SBX__ORIGIN_WORKSPACE  2u  /* the workspace root */
 #define SBX__ORIGIN_ADDITIONAL 3u  /* a configured additional root */
-#define SBX__ORIGIN_PROTECTED  4u  /* <writable root>/.git/{hooks,config} */
+#define SBX__ORIGIN_PROTECTED  4u  /* <writable root>/.git and what discovery adds */
 #define SBX__ORIGIN_RUNTIME    5u  /* loader, libraries, /dev/null...: a backend necessity */
 
 /* The network decision. */
@@ -109,6 +109,13 @@ char **sbx__plan_env(const struct sbx_plan *plan, const char *const *src, const 
  */
 const struct sbx_plan_fs_rule *sbx__plan_rule_for(const struct sbx_plan *plan,
                                                   const char *path);
+
+/*
+ * A copy of `in` with `paths[i]` (canonical; trees[i] 1 = TREE) added as
+ * protected rules where a writable rule holds them.  0 or -ENOMEM.  Pure.
+ */
+int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
+                            const int *trees, size_t n, struct sbx_plan **out);
 
 /*
  * The describe escaping of one path, malloc'd (NULL on allocation

@@ -22,6 +22,10 @@
  */
 sbx_code sbx__admit(const struct sbx_plan *plan, const char *fn, sbx_error *err);
 
+/* discover.c: sbx_plan_discover with `fn` naming the entry point. */
+sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out,
+                            sbx_error *err);
+
 /*
  * Validate opts (NULL = defaults; version 1 and 2 accepted) into *out, a
  * complete current-version copy (strings and arrays still borrowed).

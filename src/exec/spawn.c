@@ -75,17 +75,16 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
         return SBX_OK;
 }
 
+static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *o, sbx_child **out, sbx_error *err);
+
 sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spawn_options *opts,
                    sbx_child **out, sbx_error *err)
 {
         const char *fn = "sbx_spawn";
-        const struct sbx_backend *be = NULL;
         sbx_spawn_options o;
-        sbx_child *child = NULL;
-        uint32_t achieved;
+        sbx_plan *found = NULL;
         sbx_code r;
-        size_t tries;
-        int64_t t0;
 
         if (plan == NULL || argv == NULL || out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: plan, argv and out must not be NULL", fn);
@@ -97,6 +96,31 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         r = sbx__admit(plan, fn, err);
         if (r != SBX_OK)
                 return r;
+        /* The git locations on disk, protected like <root>/.git. */
+        if (!plan->direct && (plan->required & SBX_G_PROTECTED_PATHS)) {
+                r = sbx__plan_discover(plan, fn, &found, err);
+                if (r != SBX_OK)
+                        return r;
+                plan = found;
+        }
+        r = spawn_plan(plan, argv, &o, out, err);
+        sbx_plan_free(found);
+        return r;
+}
+
+static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
+                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        const char *fn = "sbx_spawn";
+        const struct sbx_backend *be = NULL;
+        sbx_spawn_options o;
+        sbx_child *child = NULL;
+        uint32_t achieved;
+        sbx_code r;
+        size_t tries;
+        int64_t t0;
+
+        o = *opts;
         /* A working directory the profile hides can never be entered: say
          * so now, not as a failed setup step. */
         if (!plan->direct) {

@@ -376,7 +376,6 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
         if (r != SBX_OK)
                 goto fail;
-        sbx__materialize_protected(plan);
         if (rung == 1) {
                 (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
                                 (unsigned) geteuid());

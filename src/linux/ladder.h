@@ -95,16 +95,12 @@ char *sbx__prep_str(struct sbx__prep *p, const char *a, const char *b);
 void sbx__prep_free(struct sbx__prep *p);
 /* 1 if path lies strictly below directory dir (component-aware). */
 int sbx__under(const char *path, const char *dir);
-/* For the protected rule "<root>/.git/config": when <root>/.git is a
- * regular file (a "gitdir:" pointer), put its path in buf and return 1. */
-int sbx__gitfile_of(const char *path, char *buf, size_t len);
 /* The rung-1 mount plan into p->ops.  0 or -errno. */
 int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const char *home);
 /* In the child: one mount operation.  0 or -errno.  Async-signal-safe. */
 int sbx__run_op(const struct sbx__mop *op, int ruleset_fd);
 
 /* llrules.c */
-void sbx__materialize_protected(const struct sbx_plan *plan);
 sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan,
                              const char *scratch, const char *home, uint32_t opts,
                              sbx_error *err);

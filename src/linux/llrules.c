@@ -143,45 +143,6 @@ static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
         return r;
 }
 
-/*
- * A protected path can only be protected once it exists.  When its parent
- * exists (a .git directory without hooks/ or config), create it empty --
- * what `git init` would have created -- so the command cannot plant it.
- * Best effort: a failure leaves the documented gap, never a wider sandbox.
- */
-void sbx__materialize_protected(const struct sbx_plan *plan)
-{
-        char parent[SBX_PATH_MAX];
-        struct stat st;
-        size_t i;
-
-        for (i = 0; i < plan->n_rules; i++) {
-                const struct sbx_plan_fs_rule *rule = &plan->rules[i];
-                char *slash;
-                int fd;
-
-                if (rule->origin != SBX__ORIGIN_PROTECTED || lstat(rule->path, &st) == 0 ||
-                    errno != ENOENT || strlen(rule->path) >= sizeof(parent))
-                        continue;
-                strcpy(parent, rule->path);
-                slash = strrchr(parent, '/');
-                if (slash == NULL || slash == parent)
-                        continue;
-                *slash = '\0';
-                if (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
-                        continue;
-                if (rule->scope == SBX__FS_TREE) {
-                        (void) mkdir(rule->path, 0755);
-                } else if (strcmp(slash + 1, "config") == 0) {
-                        /* Only config: an empty commondir or config.worktree
-                         * would change what git does (documented gap). */
-                        fd = open(rule->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-                        if (fd >= 0)
-                                close(fd);
-                }
-        }
-}
-
 /* Landlock rules: rung 1 uses the plan coarsely (its mounts do the
  * narrowing); rung 2 expands every tree rule that has an existing narrower
  * path below it (carve-outs, protected paths, the hidden HOME). */
@@ -190,9 +151,7 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
 {
         struct llvec lv = { NULL, NULL, 0, 0, 0 };
         struct narrow *nw = NULL;
-        struct llvec gitfiles = { NULL, NULL, 0, 0, 0 };        /* owns gitfile paths */
         int resolver = 0;
-        char gitfile[SBX_PATH_MAX];
         size_t i, k, nn = 0;
         uint32_t missing = 0;
         char buf[SBX_PATH_MAX];
@@ -207,14 +166,7 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                 for (i = 0; i < plan->n_rules; i++) {
                         const struct sbx_plan_fs_rule *rule = &plan->rules[i];
 
-                        if (rule->origin == SBX__ORIGIN_PROTECTED &&
-                            sbx__gitfile_of(rule->path, gitfile, sizeof(gitfile))) {
-                                if ((e = ll_push(&gitfiles, gitfile, 0, 0)) < 0)
-                                        break;
-                                nw[nn++] = (struct narrow){ gitfiles.own[gitfiles.n - 1],
-                                                            rule->access };
-                        }
-                        else if (lstat(rule->path, &st) == 0 && rule->origin != SBX__ORIGIN_HOST)
+                        if (lstat(rule->path, &st) == 0 && rule->origin != SBX__ORIGIN_HOST)
                                 nw[nn++] = (struct narrow){ rule->path, rule->access };
                 }
                 if (home != NULL && plan->home == SBX__ENV_DIR_SCRATCH && strcmp(home, "/") != 0 &&
@@ -300,7 +252,6 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                 p->achieved &= ~missing;
 out:
         ll_free(&lv);
-        ll_free(&gitfiles);
         free(nw);
         return r;
 }

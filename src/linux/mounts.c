@@ -243,20 +243,6 @@ static const char *protected_root(const struct sbx_plan *plan, const char *path)
         return best;
 }
 
-/* For the protected rule "<root>/.git/config": when <root>/.git is a
- * regular file (a "gitdir:" pointer), put its path in buf and return 1. */
-int sbx__gitfile_of(const char *path, char *buf, size_t len)
-{
-        size_t n = strlen(path);
-        struct stat st;
-
-        if (n < 12 || strcmp(path + n - 12, "/.git/config") != 0 || n - 7 >= len)
-                return 0;
-        memcpy(buf, path, n - 7);
-        buf[n - 7] = '\0';
-        return lstat(buf, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* The mount operations for one plan rule (not host, /dev or /proc). */
 static int emit_rule(struct sbx__prep *p, const struct sbx_plan_fs_rule *rule, int host_read)
 {
@@ -268,13 +254,6 @@ static int emit_rule(struct sbx__prep *p, const struct sbx_plan_fs_rule *rule, i
         ssize_t n;
         int r;
 
-        if (rule->origin == SBX__ORIGIN_PROTECTED && sbx__gitfile_of(path, buf, sizeof(buf))) {
-                /* A "gitdir:" file in place of the .git directory: it says
-                 * where the repository is, so it is protected itself. */
-                OP(OP_BIND, orr(p, buf), nr(p, buf), NULL, 0, 0, 0);
-                OP(OP_SETATTR, NULL, nr(p, buf), NULL, 0, ro, 0);
-                return 0;
-        }
         if (lstat(path, &st) < 0) {
                 if (errno == ENOENT || errno == ENOTDIR)
                         return 0;       /* nothing to bind, and its parent decides creation */

@@ -39,6 +39,36 @@ sbx_code sbx__path_canonical_buf(const char *fn, const char *what, const char *p
  */
 sbx_code sbx__roots_collapse(char **v, size_t n, size_t *n_out);
 
+/* ---------------------------------------------------------- gitscan.c */
+
+/* One location git reads as configuration or runs as code. */
+struct sbx__gitloc {
+        char *path;     /* canonical absolute */
+        int   tree;     /* 1: the directory and everything below it */
+};
+
+struct sbx__gitscan {
+        struct sbx__gitloc *v;
+        size_t n, cap;
+        char  *fail;    /* on error: the path the scan stopped at, or NULL */
+};
+
+/*
+ * Walk the writable `roots` (canonical; no symlink followed) and list every
+ * git location below them that must be read-only for a confined command:
+ * .git directories and "gitdir:" files with their git and common dirs,
+ * bare repositories, files named HEAD, core.hooksPath directories,
+ * included config files and the path-named programs of command-valued keys
+ * (docs/git.md).  `global_configs` are the caller's own config files
+ * (absolute; missing ones skipped).  A listed location that does not exist
+ * yet is created empty.  0, or -errno with out->fail naming the path
+ * (free with sbx__gitscan_free either way).
+ */
+int sbx__git_discover(const char *const *roots, size_t n_roots, const char *home,
+                      const char *const *global_configs, size_t n_global,
+                      struct sbx__gitscan *out);
+void sbx__gitscan_free(struct sbx__gitscan *g);
+
 /* ----------------------------------------------------------- lookup.c */
 
 /* The PATH searched when the environment has none. */

@@ -152,12 +152,7 @@ static void test_plan__golden_workspace_write(void **state)
                 "fs / tree r-x host\n"
                 DEV_RULES
                 "fs " WS " tree rwx workspace\n"
-                "fs " WS "/.git/commondir exact r-x protected\n"
-                "fs " WS "/.git/config exact r-x protected\n"
-                "fs " WS "/.git/config.worktree exact r-x protected\n"
-                "fs " WS "/.git/hooks tree r-x protected\n"
-                "fs " WS "/.git/modules tree r-x protected\n"
-                "fs " WS "/.git/worktrees tree r-x protected\n"
+                "fs " WS "/.git tree r-x protected\n"
                 "writable " WS "\n"
                 "requires read-boundary write-boundary env-scrub network-deny "
                 "home-isolation protected-paths\n");
@@ -237,20 +232,10 @@ static void test_plan__golden_additional_roots(void **state)
                 "fs / tree r-x host\n"
                 DEV_RULES
                 "fs " G "/out tree rwx additional\n"
-                "fs " G "/out/.git/commondir exact r-x protected\n"
-                "fs " G "/out/.git/config exact r-x protected\n"
-                "fs " G "/out/.git/config.worktree exact r-x protected\n"
-                "fs " G "/out/.git/hooks tree r-x protected\n"
-                "fs " G "/out/.git/modules tree r-x protected\n"
-                "fs " G "/out/.git/worktrees tree r-x protected\n"
+                "fs " G "/out/.git tree r-x protected\n"
                 "fs " G "/secret tree --- additional\n"
                 "fs " WS " tree rwx workspace\n"
-                "fs " WS "/.git/commondir exact r-x protected\n"
-                "fs " WS "/.git/config exact r-x protected\n"
-                "fs " WS "/.git/config.worktree exact r-x protected\n"
-                "fs " WS "/.git/hooks tree r-x protected\n"
-                "fs " WS "/.git/modules tree r-x protected\n"
-                "fs " WS "/.git/worktrees tree r-x protected\n"
+                "fs " WS "/.git tree r-x protected\n"
                 "fs " WS "/vendor tree r-x additional\n"
                 "writable " G "/out\n"
                 "writable " WS "\n"
@@ -279,18 +264,9 @@ static void test_plan__golden_listed_hooks_root_replaces_protected(void **state)
                 "fs / tree r-x host\n"
                 DEV_RULES
                 "fs " WS " tree rwx workspace\n"
-                "fs " WS "/.git/commondir exact r-x protected\n"
-                "fs " WS "/.git/config exact r-x protected\n"
-                "fs " WS "/.git/config.worktree exact r-x protected\n"
+                "fs " WS "/.git tree r-x protected\n"
                 "fs " WS "/.git/hooks tree rwx additional\n"
-                "fs " WS "/.git/hooks/.git/commondir exact r-x protected\n"
-                "fs " WS "/.git/hooks/.git/config exact r-x protected\n"
-                "fs " WS "/.git/hooks/.git/config.worktree exact r-x protected\n"
-                "fs " WS "/.git/hooks/.git/hooks tree r-x protected\n"
-                "fs " WS "/.git/hooks/.git/modules tree r-x protected\n"
-                "fs " WS "/.git/hooks/.git/worktrees tree r-x protected\n"
-                "fs " WS "/.git/modules tree r-x protected\n"
-                "fs " WS "/.git/worktrees tree r-x protected\n"
+                "fs " WS "/.git/hooks/.git tree r-x protected\n"
                 "writable " WS "\n"
                 "requires read-boundary write-boundary env-scrub network-deny "
                 "home-isolation protected-paths\n");
@@ -332,12 +308,7 @@ static void test_plan__golden_real_home_host_writable(void **state)
                 "fs / tree rwx host\n"
                 DEV_RULES
                 "fs " WS " tree rwx workspace\n"
-                "fs " WS "/.git/commondir exact r-x protected\n"
-                "fs " WS "/.git/config exact r-x protected\n"
-                "fs " WS "/.git/config.worktree exact r-x protected\n"
-                "fs " WS "/.git/hooks tree r-x protected\n"
-                "fs " WS "/.git/modules tree r-x protected\n"
-                "fs " WS "/.git/worktrees tree r-x protected\n"
+                "fs " WS "/.git tree r-x protected\n"
                 "writable /\n"
                 "requires env-scrub protected-paths\n");
         sbx_plan_free(plan);
@@ -768,9 +739,10 @@ static void test_plan__rule_for_deepest_wins(void **state)
         r = sbx__plan_rule_for(plan, WS "/.git/hooks/pre-commit");
         assert_int_equal(r->origin, SBX__ORIGIN_PROTECTED);
         assert_int_equal(r->access & SBX__FS_WRITE, 0);
-        r = sbx__plan_rule_for(plan, WS "/.git/config");
-        assert_int_equal(r->scope, SBX__FS_EXACT);
-        r = sbx__plan_rule_for(plan, WS "/.git/config.lock");      /* EXACT: not covered */
+        r = sbx__plan_rule_for(plan, WS "/.git/config.lock");      /* the whole .git */
+        assert_int_equal(r->origin, SBX__ORIGIN_PROTECTED);
+        assert_int_equal(r->scope, SBX__FS_TREE);
+        r = sbx__plan_rule_for(plan, WS "/.gitignore");            /* not .git itself */
         assert_int_equal(r->origin, SBX__ORIGIN_WORKSPACE);
         r = sbx__plan_rule_for(plan, G "/secret/key");
         assert_int_equal(r->access, 0);
@@ -896,12 +868,7 @@ static void test_plan__root_workspace_replaces_host_rule(void **state)
         assert_describe(plan,
                 SANDBOXED_HEAD("allow", "deny", "scratch")
                 "fs / tree rwx workspace\n"
-                "fs /.git/commondir exact r-x protected\n"
-                "fs /.git/config exact r-x protected\n"
-                "fs /.git/config.worktree exact r-x protected\n"
-                "fs /.git/hooks tree r-x protected\n"
-                "fs /.git/modules tree r-x protected\n"
-                "fs /.git/worktrees tree r-x protected\n"
+                "fs /.git tree r-x protected\n"
                 DEV_RULES
                 "writable /\n"
                 "requires read-boundary write-boundary env-scrub network-deny "
