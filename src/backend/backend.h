@@ -27,6 +27,10 @@ struct sbx_backend {
         sbx_code  (*verify)(sbx_error *err);
         /* SBX_G_* this backend achieves for plan (hardening extras included). */
         uint32_t  (*guarantees)(const struct sbx_plan *plan);
+        /* SBX_G_* the argv its confine returns achieves when the host runs
+         * it; a subset of guarantees (bwrap's argv cannot carry the seccomp
+         * program its spawn passes on an fd). */
+        uint32_t  (*confine_guarantees)(const struct sbx_plan *plan);
         /* argv rewriting: runner + profile args + "--" + argv, malloc'd
          * NULL-terminated vector (free with sbx_strv_free). */
         sbx_code  (*confine)(const struct sbx_plan *plan, const sbx_profile *profile,
@@ -112,6 +116,7 @@ sbx_code sbx__runner_confine_landlock(const struct sbx_plan *plan, const sbx_pro
                                       char ***argv_out, sbx_error *err);
 sbx_code sbx__bwrap_probe(sbx_error *err);
 uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan);
+uint32_t sbx__bwrap_confine_guarantees(const struct sbx_plan *plan);
 sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *profile,
                             const char *runner, const char *const *argv,
                             char ***argv_out, sbx_error *err);

@@ -102,7 +102,7 @@ static const char *const no_denials[] = { NULL };
 
 static const struct sbx_backend backend_unavailable = {
         SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_probe,
-        unavailable_guarantees,
+        unavailable_guarantees, unavailable_guarantees,
         unavailable_confine, unavailable_spawn, unavailable_wait, unavailable_kill,
         unavailable_release, no_denials,
 };
@@ -116,21 +116,21 @@ static const char *const linux_denials[] = {
 
 static const struct sbx_backend backend_native = {
         SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_verify,
-        sbx__native_guarantees,
+        sbx__native_guarantees, sbx__native_guarantees,
         sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
 
 static const struct sbx_backend backend_landlock = {
         SBX_BACKEND_LANDLOCK, "landlock", sbx__landlock_probe, sbx__landlock_verify,
-        sbx__landlock_guarantees,
+        sbx__landlock_guarantees, sbx__landlock_guarantees,
         sbx__runner_confine_landlock, sbx__landlock_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
 
 static const struct sbx_backend backend_bwrap = {
         SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_probe,
-        sbx__bwrap_guarantees,
+        sbx__bwrap_guarantees, sbx__bwrap_confine_guarantees,
         sbx__bwrap_confine, sbx__bwrap_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
 };
@@ -139,7 +139,7 @@ static const struct sbx_backend backend_bwrap = {
  * detection; reported as backend "auto" with nothing enforced. */
 static const struct sbx_backend backend_direct = {
         SBX_BACKEND_AUTO, "direct", unavailable_probe, unavailable_probe,
-        unavailable_guarantees,
+        unavailable_guarantees, unavailable_guarantees,
         unavailable_confine, sbx__direct_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, no_denials,
 };

@@ -111,7 +111,9 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
                 }
                 goto out;
         }
-        achieved = be->guarantees(plan);
+        /* What the returned argv enforces, which may be less than what
+         * the backend's own spawn does (bwrap: no seccomp program). */
+        achieved = be->confine_guarantees(plan);
         missing = plan->required & ~achieved;
         if (missing != 0) {
                 sbx__guarantee_names(missing, names, sizeof(names));

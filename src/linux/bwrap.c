@@ -8,8 +8,12 @@
  * every capability dropped, no_new_privs, a new session, a read-only or
  * empty view of the host with the writable roots bound read-write, hidden
  * carve-outs / HOME / /tmp (/run too when the network is denied), the
- * protected paths bound read-only, and a scrubbed environment.  No seccomp
- * program and no resource limits: those guarantees are never claimed.
+ * protected paths bound read-only, and a scrubbed environment.  sbx_spawn
+ * also hands bwrap the rung-1 seccomp deny list (--seccomp FD, a memfd),
+ * which bwrap loads right before it execs the command; the argv Confine
+ * returns cannot carry that fd, so it claims neither the syscall filter
+ * nor, on a host with a vsock transport, network-deny.  No resource
+ * limits: that guarantee is never claimed.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,6 +35,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/filter.h>
 
 #include "backend/backend.h"
 #include "linux/ladder.h"
@@ -80,19 +86,90 @@ uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan)
         g = SBX_G_WRITE_BOUNDARY | SBX_G_READ_BOUNDARY | SBX_G_ENV_SCRUB |
             SBX_G_PROCESS_ISOLATION | SBX_G_PROTECTED_PATHS | SBX_G_NO_NEW_PRIVS |
             SBX_G_TTY_ISOLATION;
-        /* --unshare-net leaves loopback only for IP, but bwrap passes no
-         * seccomp program, so socket families a network namespace does not
-         * confine stay open: vsock reaches the hypervisor's and the host's
-         * port space.  Network-deny is claimed only where the host has no
-         * vsock transport to reach. */
-        if (plan->network != SBX__NET_ALLOW && !vsock_reachable())
+        /* The spawn passes rung 1's deny list (--seccomp): namespaces,
+         * mounts, ptrace, keyctl, bpf, io_uring, ... and every socket
+         * family but unix, inet, inet6 and netlink are refused, vsock
+         * included, which --unshare-net alone does not confine (it reaches
+         * the hypervisor's and the host's port space).  With it,
+         * --unshare-net leaves a loopback only. */
+        g |= SBX_G_SYSCALL_FILTER;
+        if (plan->network != SBX__NET_ALLOW)
                 g |= SBX_G_NETWORK_DENY;
         if (plan->home == SBX__ENV_DIR_SCRATCH)
                 g |= SBX_G_HOME_ISOLATION;      /* --tmpfs over the caller's HOME */
-        /* Never: SYSCALL_FILTER (no seccomp program is passed), FD_ISOLATION
-         * (bwrap passes every inherited fd on; only our spawn closes them),
-         * RESOURCE_LIMITS, TARGET_NETWORK, ADDRESS_NETWORK. */
+        /* Never: FD_ISOLATION (bwrap passes every inherited fd on; only our
+         * spawn closes them, and says so per child), RESOURCE_LIMITS,
+         * TARGET_NETWORK, ADDRESS_NETWORK. */
         return g;
+}
+
+/* What the argv sbx__bwrap_confine returns enforces when the host runs it:
+ * no seccomp program (an argv cannot carry the fd), so no syscall filter,
+ * and network-deny only where no vsock transport can be reached. */
+uint32_t sbx__bwrap_confine_guarantees(const struct sbx_plan *plan)
+{
+        uint32_t g = sbx__bwrap_guarantees(plan) & ~SBX_G_SYSCALL_FILTER;
+
+        if (vsock_reachable())
+                g &= ~SBX_G_NETWORK_DENY;
+        return g;
+}
+
+/* ------------------------------------------------------- seccomp program */
+
+/* Rung 1's options: bwrap, like rung 1, shows host files read-only and
+ * confines IP with a network namespace, so new unix sockets are refused
+ * (no host socket file is reachable; socketpair stays) and inet stays to
+ * the namespace. */
+#define BWRAP_SC_OPTS SBX__SC_DENY_UNIX_PATH
+
+/* A memfd holding the deny-list program, at offset 0 (bwrap reads its
+ * --seccomp fd to EOF), close-on-exec.  *fd_out on success.  Errors:
+ * those of sbx__seccomp_build, SBX_E_NOMEM, SBX_E_IO. */
+static sbx_code seccomp_memfd(const char *fn, int *fd_out, sbx_error *err)
+{
+        struct sbx__bpf bpf = { NULL, 0 };
+        const char *p;
+        size_t len, off = 0;
+        sbx_code r;
+        int fd, e = 0;
+
+        r = sbx__seccomp_build(BWRAP_SC_OPTS, &bpf, err);
+        if (r != SBX_OK)
+                return r;
+        fd = memfd_create("sbx-bwrap-seccomp", MFD_CLOEXEC);
+        if (fd < 0) {
+                r = sbx__fail(err, errno == ENOMEM ? SBX_E_NOMEM : SBX_E_IO, errno,
+                              "%s: cannot pass bwrap its seccomp program: memfd_create: %s",
+                              fn, strerror(errno));
+                goto out;
+        }
+        p = (const char *) bpf.filter;
+        len = bpf.len * sizeof(struct sock_filter);
+        while (off < len && e == 0) {
+                ssize_t w = write(fd, p + off, len - off);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        e = errno;
+                else if (w == 0)
+                        e = EIO;
+                else
+                        off += (size_t) w;
+        }
+        if (e == 0 && lseek(fd, 0, SEEK_SET) != 0)
+                e = errno;
+        if (e != 0) {
+                (void) close(fd);
+                r = sbx__fail(err, e == ENOMEM || e == ENOSPC ? SBX_E_NOMEM : SBX_E_IO, e,
+                              "%s: cannot pass bwrap its seccomp program: %s", fn, strerror(e));
+                goto out;
+        }
+        *fd_out = fd;
+out:
+        sbx__seccomp_free(&bpf);
+        return r;
 }
 
 /* ------------------------------------------------------------ argv build */
@@ -197,21 +274,23 @@ static int env_name(const char *e, char *name, size_t namesz)
 
 static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
                             const char *const *argv, const char *const *envp, const char *home,
-                            const char *home2, const char *cwd, char ***argv_out,
-                            sbx_error *err);
+                            const char *home2, const char *cwd, int seccomp_fd,
+                            char ***argv_out, sbx_error *err);
 
 sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
                           const char *const *argv, const char *const *envp, const char *home,
                           const char *cwd, char ***argv_out, sbx_error *err)
 {
-        return build_homes(plan, bwrap, argv, envp, home, NULL, cwd, argv_out, err);
+        return build_homes(plan, bwrap, argv, envp, home, NULL, cwd, -1, argv_out, err);
 }
 
-/* home2: the account's home when it is not HOME (hidden too), or NULL. */
+/* home2: the account's home when it is not HOME (hidden too), or NULL.
+ * seccomp_fd: the fd number bwrap will read its seccomp program from
+ * (--seccomp), or -1 for none. */
 static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
                             const char *const *argv, const char *const *envp, const char *home,
-                            const char *home2, const char *cwd, char ***argv_out,
-                            sbx_error *err)
+                            const char *home2, const char *cwd, int seccomp_fd,
+                            char ***argv_out, sbx_error *err)
 {
         static const char fn[] = "bwrap";
         struct sbx__strv s = SBX__STRV_INIT;
@@ -251,6 +330,14 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
                 sbx__strv_push(&s, "--unshare-net");
         push3(&s, "--die-with-parent", "--new-session", NULL);
         push3(&s, "--cap-drop", "ALL", NULL);
+        if (seccomp_fd >= 0) {
+                /* Loaded by bwrap right before it execs the command (and in
+                 * its pid-1 init), after its own namespace and mount work. */
+                char num[16];
+
+                (void) snprintf(num, sizeof(num), "%d", seccomp_fd);
+                push3(&s, "--seccomp", num, NULL);
+        }
 
         /* Areas hidden behind a fresh tmpfs: /tmp always (TMPDIR is
          * scratch), the caller's HOME when it is isolated, /run when the
@@ -276,10 +363,10 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
          * so a parent is always mounted before its children. */
         for (h = 0; h <= nh && r == SBX_OK; h++) {
                 if (h > 0) {
-                        /* The scratch HOME is owner-only, like the other
-                         * rungs' (bwrap's tmpfs is 0755 by default). */
-                        if (hides[h - 1] != NULL && strcmp(hides[h - 1], "/tmp") != 0 &&
-                            strcmp(hides[h - 1], "/run") != 0)
+                        /* The scratch HOME and TMPDIR (/tmp) are
+                         * owner-only, like rung 2's (bwrap's tmpfs is 0755
+                         * by default). */
+                        if (hides[h - 1] != NULL && strcmp(hides[h - 1], "/run") != 0)
                                 push3(&s, "--perms", "0700", NULL);
                         push3(&s, "--tmpfs", hides[h - 1], NULL);
                 }
@@ -373,6 +460,7 @@ struct start {
         int                stdio[3];    /* -1 = inherit */
         const int         *keep;        /* become 3, 4, ... */
         size_t             n_keep;
+        int                seccomp_fd;  /* becomes 3 + n_keep; -1 = none */
         int                new_session;
         pid_t              parent;
 };
@@ -382,17 +470,18 @@ static void child_exec(void *arg, struct sbx__chan *ch) SBX__NORETURN;
 static void child_exec(void *arg, struct sbx__chan *ch)
 {
         const struct start *st = arg;
-        int r;
+        int r, sc = st->seccomp_fd;
 
         sbx__child_reset_signals();
         {
-                int need[67];
+                int need[68];
                 size_t n = 0, k;
 
                 for (k = 0; k < 3; k++)
                         need[n++] = st->stdio[k];
-                for (k = 0; k < st->n_keep && n < SBX__ARRAY_SIZE(need); k++)
+                for (k = 0; k < st->n_keep && n < SBX__ARRAY_SIZE(need) - 1; k++)
                         need[n++] = st->keep[k];
+                need[n++] = sc;
                 sbx__child_close_others(ch, need, n);
         }
         if (sbx__child_at(ch, STEP_PDEATHSIG) || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -401,12 +490,18 @@ static void child_exec(void *arg, struct sbx__chan *ch)
                 sbx__child_fail(ch, STEP_PDEATHSIG, ESRCH, 0);
         if (st->new_session && (sbx__child_at(ch, STEP_SETSID) || setsid() < 0))
                 sbx__child_fail(ch, STEP_SETSID, errno, 0);
-        /* bwrap passes no seccomp program, so keyctl stays callable inside:
-         * give it a fresh, empty session keyring instead of the caller's. */
+        /* The seccomp program refuses keyctl to the command, but the
+         * session keyring survives exec: bwrap and what it runs get a
+         * fresh, empty one instead of the caller's all the same. */
         if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 && errno != ENOSYS)
                 sbx__child_fail(ch, STEP_CAPS, errno, 0);
-        if ((r = sbx__child_arrange_fds(ch, NULL, st->stdio, st->keep, st->n_keep)) < 0)
+        if ((r = sbx__child_arrange_fds(ch, sc >= 0 ? &sc : NULL, st->stdio, st->keep,
+                                        st->n_keep)) < 0)
                 sbx__child_fail(ch, STEP_FDS, r, 0);
+        /* The program's fd goes right after keep_fds, inheritable; bwrap
+         * reads it to EOF and closes it before the command runs. */
+        if (sc >= 0 && dup2(sc, 3 + (int) st->n_keep) < 0)
+                sbx__child_fail(ch, STEP_FDS, errno, 0);
         (void) sbx__child_at(ch, STEP_EXEC);
         execve(st->path, st->argv, st->envp);
         sbx__child_fail(ch, STEP_EXEC, errno, 0);
@@ -484,14 +579,14 @@ static void probe_run(void)
                 (char *) "--unshare-pid", (char *) "--unshare-ipc", (char *) "--unshare-uts",
                 (char *) "--unshare-cgroup-try", (char *) "--unshare-net",
                 (char *) "--die-with-parent", (char *) "--new-session", (char *) "--cap-drop",
-                (char *) "ALL", (char *) "--tmpfs", (char *) "/tmp", (char *) "--clearenv",
-                (char *) "--setenv", (char *) "PATH", (char *) "/usr/local/bin:/usr/bin:/bin",
-                (char *) "--", (char *) "true", NULL,
+                (char *) "ALL", (char *) "--seccomp", (char *) "3", (char *) "--tmpfs",
+                (char *) "/tmp", (char *) "--clearenv", (char *) "--setenv", (char *) "PATH",
+                (char *) "/usr/local/bin:/usr/bin:/bin", (char *) "--", (char *) "true", NULL,
         };
         struct start st;
         sbx_error e = { 0, 0, { 0 } };
         char out[160];
-        int devnull = -EBADF, pipefd[2] = { -EBADF, -EBADF }, status, r;
+        int devnull = -EBADF, pipefd[2] = { -EBADF, -EBADF }, scfd = -EBADF, status, r;
         struct sbx__proc proc;
         ssize_t n = 0;
 
@@ -511,6 +606,11 @@ static void probe_run(void)
                 probe_fail("bwrap: probe setup failed: %s", strerror(errno));
                 goto out;
         }
+        /* The spawn's seccomp program too, on fd 3 (no keep_fds here). */
+        if (seccomp_memfd("bwrap probe", &scfd, &e) != SBX_OK) {
+                probe_fail("%s", e.message);
+                goto out;
+        }
         memset(&st, 0, sizeof(st));
         st.path = bwrap_bin;
         st.argv = argv;
@@ -518,6 +618,7 @@ static void probe_run(void)
         st.stdio[0] = devnull;
         st.stdio[1] = devnull;
         st.stdio[2] = pipefd[1];
+        st.seccomp_fd = scfd;
         st.new_session = 1;
         if (start_process(&st, "bwrap probe", &proc, &e) != SBX_OK) {
                 probe_fail("%s", e.message);
@@ -525,6 +626,8 @@ static void probe_run(void)
         }
         (void) close(pipefd[1]);
         pipefd[1] = -EBADF;
+        (void) close(scfd);
+        scfd = -EBADF;
         status = wait_bounded(&proc, PROBE_TIMEOUT_MS);
         /* bwrap's own complaint, if any (it fits in the pipe buffer). */
         (void) fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
@@ -543,6 +646,8 @@ static void probe_run(void)
 out:
         if (devnull >= 0)
                 (void) close(devnull);
+        if (scfd >= 0)
+                (void) close(scfd);
         if (pipefd[0] >= 0)
                 (void) close(pipefd[0]);
         if (pipefd[1] >= 0)
@@ -589,7 +694,7 @@ sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *prof
          * directory the host runs the argv from. */
         if (r == SBX_OK)
                 r = build_homes(plan, bin, argv, (const char *const *) environ, home, home2,
-                                NULL, argv_out, err);
+                                NULL, -1, argv_out, err);
         free(home);
         free(home2);
         free(bin);
@@ -609,7 +714,7 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         struct sbx__proc proc;
         sbx_code r;
         size_t i;
-        int rc;
+        int rc, scfd = -EBADF;
 
         if (plan == NULL || argv == NULL || argv[0] == NULL || opts == NULL || out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: NULL argument", fn);
@@ -648,8 +753,13 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         r = resolve_homes(plan, src_env, &home, &home2, fn, err);
         if (r != SBX_OK)
                 goto out;
+        /* The seccomp program, on the fd right after keep_fds. */
+        r = seccomp_memfd(fn, &scfd, err);
+        if (r != SBX_OK)
+                goto out;
         r = build_homes(plan, bwrap_bin, argv, src_env, home, home2,
-                        opts->cwd != NULL ? opts->cwd : plan->workspace_root, &bargv, err);
+                        opts->cwd != NULL ? opts->cwd : plan->workspace_root,
+                        3 + (int) opts->n_keep_fds, &bargv, err);
         if (r != SBX_OK)
                 goto out;
         path_env = malloc(strlen(path_value != NULL ? path_value : "") + 6);
@@ -671,6 +781,7 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         st.stdio[2] = opts->stderr_fd;
         st.keep = opts->keep_fds;
         st.n_keep = opts->n_keep_fds;
+        st.seccomp_fd = scfd;
         st.new_session = 1;
         r = start_process(&st, "sbx_spawn (bwrap)", &proc, err);
         if (r != SBX_OK)
@@ -678,11 +789,15 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         child->pid = proc.pid;
         child->pidfd = proc.pidfd;
         child->required = plan->required;
-        /* This spawn closed every fd but stdio and keep_fds before exec. */
+        /* This spawn closed every fd but stdio and keep_fds before exec,
+         * and passed the seccomp program (bwrap exits 1 without running
+         * the command if it cannot load it). */
         child->achieved = sbx__bwrap_guarantees(plan) | SBX_G_FD_ISOLATION;
         *out = child;
         child = NULL;
 out:
+        if (scfd >= 0)
+                (void) close(scfd);
         free(child);
         free(path_env);
         free(home);

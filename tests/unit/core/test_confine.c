@@ -168,7 +168,8 @@ static void test_confine__bwrap_golden_read_only(void **state)
                 "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--ro-bind", "@/ws", "@/ws",
-                "--tmpfs", "/run", "--tmpfs", "/tmp", "--perms", "0700", "--tmpfs", "@/home",
+                "--tmpfs", "/run", "--perms", "0700", "--tmpfs", "/tmp", "--perms", "0700",
+                "--tmpfs", "@/home",
                 "--dev", "/dev", "--proc", "/proc", "--clearenv",
                 "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LC_ALL", "C.UTF-8",
                 "--setenv", "TERM", "xterm", "--setenv", "HOME", "@/home",
@@ -226,7 +227,7 @@ static void test_confine__bwrap_golden_workspace_write(void **state)
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--bind", "@/w2", "@/w2",
                 "--ro-bind", "@/w2/.git", "@/w2/.git",
-                "--tmpfs", "/tmp",
+                "--perms", "0700", "--tmpfs", "/tmp",
                 "--dev", "/dev", "--proc", "/proc", "--clearenv",
                 "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LC_ALL", "C.UTF-8",
                 "--setenv", "TERM", "xterm", "--setenv", "HOME", "/home/caller",
@@ -369,10 +370,16 @@ static void test_confine__bwrap_guarantees_are_honest(void **state)
         in_base(ws, sizeof(ws), "");
         p = mode_profile(SBX_MODE_WORKSPACE_WRITE, ws);
         plan = compile(p);
+        /* The spawn passes the seccomp program: the filter, and
+         * network-deny (vsock refused) on every host. */
         g = sbx__bwrap_guarantees(plan);
+        assert_true(g & SBX_G_SYSCALL_FILTER);
+        assert_true(g & SBX_G_NETWORK_DENY);
+        assert_true((g & plan->required) == plan->required);
+        g = sbx__bwrap_confine_guarantees(plan);
         {
-                /* Network-deny only where no vsock transport can be reached
-                 * (bwrap passes no seccomp program to refuse it). */
+                /* Confine's argv has no program: network-deny only where no
+                 * vsock transport can be reached. */
                 int fd = socket(40 /* AF_VSOCK */, SOCK_STREAM | SOCK_CLOEXEC, 0);
                 int vsock = fd >= 0 || (errno != EAFNOSUPPORT && errno != EINVAL);
 
@@ -401,6 +408,7 @@ static void test_confine__bwrap_guarantees_are_honest(void **state)
         p = mode_profile(SBX_MODE_DANGER_FULL_ACCESS, ws);
         plan = compile(p);
         assert_int_equal(sbx__bwrap_guarantees(plan), 0);
+        assert_int_equal(sbx__bwrap_confine_guarantees(plan), 0);
         sbx_plan_free(plan);
         sbx_profile_free(p);
 }
