@@ -113,15 +113,22 @@ static void init_stoptree(int sig)
                 (void) kill(init_command_pid, SIGSTOP);
 }
 
-/* Close every fd from 3 up except a and b (-1 = none). */
-static void close_all_but(int a, int b)
+/* Close every fd from 3 up except a, b and c (-1 = none). */
+static void close_all_but(int a, int b, int c)
 {
         unsigned lo = 3;
-        int keep[2], i;
+        int keep[3], i, j, t;
 
-        keep[0] = a < b ? a : b;
-        keep[1] = a < b ? b : a;
-        for (i = 0; i < 2; i++) {
+        keep[0] = a;
+        keep[1] = b;
+        keep[2] = c;
+        for (i = 1; i < 3; i++)         /* sorted */
+                for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+                        t = keep[j - 1];
+                        keep[j - 1] = keep[j];
+                        keep[j] = t;
+                }
+        for (i = 0; i < 3; i++) {
                 if (keep[i] < 3)
                         continue;
                 if ((unsigned) keep[i] > lo)
@@ -189,6 +196,15 @@ static void exec_command(struct sbx__prep *p)
 {
         int r;
 
+        /* The git name veto: its listener goes to the init/monitor, which
+         * performs every naming call for us (notify.c). */
+        if (p->notify != NULL) {
+                if (sbx__child_at(&p->ch, STEP_SECCOMP) ? (r = -EPERM)
+                    : (r = sbx__notify_load_child(p->notify, p->notify_sock[1])))
+                        sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
+                (void) close(p->notify_sock[1]);
+                (void) close(p->notify_sock[0]);
+        }
         if (sbx__child_at(&p->ch, STEP_FDS) ? (r = -EPERM)
             : (r = sbx__child_arrange_fds(&p->ch, &p->ruleset_fd, p->stdio, p->keep, p->n_keep)))
                 sbx__child_fail(&p->ch, STEP_FDS, r, 0);
@@ -196,6 +212,11 @@ static void exec_command(struct sbx__prep *p)
             (p->set_nproc && setrlimit(RLIMIT_NPROC, &p->rl_nproc) < 0) ||
             (p->set_as && setrlimit(RLIMIT_AS, &p->rl_as) < 0))
                 sbx__child_fail(&p->ch, STEP_RLIMIT, errno, 0);
+        /* The deny list is the command's, not the init's or monitor's: the
+         * supervisor reads the caller's memory (process_vm_readv), which
+         * the list refuses. */
+        if (sbx__child_at(&p->ch, STEP_SECCOMP) ? (r = -EPERM) : (r = sbx__seccomp_load_child(&p->bpf)))
+                sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
         if (!sbx__child_at(&p->ch, STEP_EXEC))
                 execve(p->exec_path, p->argv, p->envp);
         sbx__child_fail(&p->ch, STEP_EXEC, errno, 0);
@@ -274,10 +295,10 @@ static void run_init(struct sbx__prep *p)
 {
         struct sigaction sa;
         sigset_t all, none;
-        struct pollfd pfd[2];
+        struct pollfd pfd[3];
         nfds_t npfd = 0;
         pid_t pid, w;
-        int sig, st = 0, done = 0, timer = -1, parent_gone = 0;
+        int sig, st = 0, done = 0, timer = -1, parent_gone = 0, listener = -1;
 
         /* The init is a copy of the caller's address space (secrets,
          * environment, heap) that never execs.  Non-dumpable, its
@@ -313,11 +334,21 @@ static void run_init(struct sbx__prep *p)
         if (pid < 0)
                 sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
         init_command_pid = pid;
+        /* The git name veto's listener, sent by the command before its
+         * execve (a closed end means it failed before; it reports that). */
+        if (p->notify != NULL) {
+                (void) close(p->notify_sock[1]);
+                listener = sbx__notify_receive(p->notify_sock[0]);
+                (void) close(p->notify_sock[0]);
+        }
         /* The command reports its own exec failure; the init keeps only
-         * what it watches: the spawning process, the timer, its children. */
-        close_all_but(p->parent_pidfd, p->children_fd);
+         * what it watches: the spawning process, the timer, its children,
+         * the listener. */
+        close_all_but(p->parent_pidfd, p->children_fd, listener);
         if (p->parent_pidfd >= 0)
                 pfd[npfd++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
+        if (listener >= 0)
+                pfd[npfd++] = (struct pollfd){ listener, POLLIN, 0 };
         if (p->timeout_ms > 0) {
                 struct itimerspec its;
 
@@ -352,6 +383,14 @@ static void run_init(struct sbx__prep *p)
                         for (k = 0; k < npfd; k++) {
                                 if (pfd[k].revents == 0)
                                         continue;
+                                if (pfd[k].fd == listener) {
+                                        /* A naming call to vet (or, on
+                                         * POLLHUP, no filtered task left). */
+                                        if (!(pfd[k].revents & POLLIN) ||
+                                            sbx__notify_serve(listener, &p->notify_ctx) < 0)
+                                                pfd[k].fd = -1;
+                                        continue;
+                                }
                                 if (pfd[k].fd == timer) {
                                         init_timed_out = 1;
                                         pfd[k].fd = -1;
@@ -435,6 +474,8 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                 need[n++] = p->ruleset_fd;
                 need[n++] = p->parent_pidfd;
                 need[n++] = p->scope_fd;
+                need[n++] = p->notify_sock[0];
+                need[n++] = p->notify_sock[1];
                 for (k = 0; k < 3; k++)
                         need[n++] = p->stdio[k];
                 for (k = 0; k < p->n_keep && n < SBX__ARRAY_SIZE(need); k++)
@@ -482,8 +523,6 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
         if (AT(STEP_LANDLOCK) ? (r = -EPERM)
                               : (r = p->ruleset_fd >= 0 ? sbx__landlock_enforce_child(p->ruleset_fd) : 0))
                 sbx__child_fail(&p->ch, STEP_LANDLOCK, r, 0);
-        if (AT(STEP_SECCOMP) ? (r = -EPERM) : (r = sbx__seccomp_load_child(&p->bpf)))
-                sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
         /* Rung 1: we are pid 1 of the new pid namespace, and pid 1 ignores
          * every signal it has no handler for.  Stay as a confined init that
          * forwards signals and reaps, and run the command as pid 2. */

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -376,6 +377,42 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
         if (r != SBX_OK)
                 goto fail;
+        /* Protected paths: no new .git or HEAD anywhere (the init/monitor
+         * vets every naming call, notify.c). */
+        if (plan->required & SBX_G_PROTECTED_PATHS) {
+                size_t i, n = 0;
+
+                /* Rung 2 also mediates every write: Landlock cannot keep
+                 * .git read-only inside a tree whose root stays creatable. */
+                r = sbx__notify_build(rung == 2, &p.notify, &p.notify_ctx.map, err);
+                if (r != SBX_OK)
+                        goto fail;
+                p.notify_prot = calloc(plan->n_rules + 1, sizeof(*p.notify_prot));
+                if (p.notify_prot == NULL) {
+                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                        goto fail;
+                }
+                for (i = 0; i < plan->n_rules; i++) {
+                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+                        struct stat st;
+
+                        if (rule->origin != SBX__ORIGIN_PROTECTED || lstat(rule->path, &st) < 0)
+                                continue;
+                        p.notify_prot[n].dev = st.st_dev;
+                        p.notify_prot[n].ino = st.st_ino;
+                        p.notify_prot[n].tree = rule->scope == SBX__FS_TREE && S_ISDIR(st.st_mode);
+                        n++;
+                }
+                p.notify_ctx.prot = p.notify_prot;
+                p.notify_ctx.n_prot = n;
+                p.notify_sock[0] = p.notify_sock[1] = -EBADF;
+                if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.notify_sock) < 0) {
+                        r = sbx__fail(err, errno == EMFILE || errno == ENFILE ? SBX_E_IO
+                                      : SBX_E_INTERNAL, errno, "%s: socketpair for the git "
+                                      "name veto failed", fn);
+                        goto fail;
+                }
+        }
         if (rung == 1) {
                 (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
                                 (unsigned) geteuid());

@@ -54,6 +54,61 @@ struct sbx__mop {
         uint64_t      attr;
 };
 
+/* seccomp_notify.c / notify.c: the git name veto. */
+#define SBX__N_OPEN      1
+#define SBX__N_OPENAT    2
+#define SBX__N_CREAT     3
+#define SBX__N_MKDIR     4
+#define SBX__N_MKDIRAT   5
+#define SBX__N_MKNOD     6
+#define SBX__N_MKNODAT   7
+#define SBX__N_LINK      8
+#define SBX__N_LINKAT    9
+#define SBX__N_SYMLINK   10
+#define SBX__N_SYMLINKAT 11
+#define SBX__N_RENAME    12
+#define SBX__N_RENAMEAT  13
+#define SBX__N_RENAMEAT2 14
+#define SBX__N_UNLINK    15     /* rung 2 only, with the write opens */
+#define SBX__N_UNLINKAT  16
+#define SBX__N_RMDIR     17
+#define SBX__N_TRUNCATE  18
+struct sbx__notify_map {
+        size_t n;
+        struct {
+                uint32_t arch;  /* seccomp_data.arch */
+                int32_t  nr;
+                uint8_t  op;    /* SBX__N_* */
+        } v[64];
+};
+/* A protected object: a tree root (everything below it) or one file. */
+struct sbx__prot {
+        dev_t dev;
+        ino_t ino;
+        int   tree;
+};
+/* What the supervisor knows (prepared by the parent, read-only after). */
+struct sbx__notify_ctx {
+        const struct sbx__notify_map *map;
+        const struct sbx__prot *prot;
+        size_t n_prot;
+};
+/* The filter and its table, built once per process (parent).  writes = 1
+ * (rung 2) also sends every open for writing, truncate, unlink and rmdir
+ * to the supervisor: Landlock cannot keep .git read-only inside a
+ * writable tree whose root must stay creatable, so the supervisor does. */
+sbx_code sbx__notify_build(int writes, const struct sbx__bpf **prog,
+                           const struct sbx__notify_map **map, sbx_error *err);
+/* In the command (no_new_privs set): load the filter with a listener and
+ * send the listener over sock.  Async-signal-safe.  0 or -errno. */
+int sbx__notify_load_child(const struct sbx__bpf *prog, int sock);
+/* In the init/monitor: receive the listener (blocking until the command
+ * sent it or closed its end); the fd or -errno.  Async-signal-safe. */
+int sbx__notify_receive(int sock);
+/* In the init/monitor: serve one notification from listener lfd.
+ * Async-signal-safe.  0, or -errno when the listener is unusable. */
+int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx);
+
 /* Everything the child needs, prepared by the parent. */
 struct sbx__prep {
         int            rung;            /* 1 or 2 */
@@ -88,6 +143,13 @@ struct sbx__prep {
         int            scope_fd;        /* rung 2: the command's nested signal scope */
         pid_t          parent_pid;
         uint32_t       achieved;
+        /* The git name veto (seccomp_notify.c, notify.c): the command loads
+         * `notify` with a listener and sends it over notify_sock[1] to the
+         * init/monitor, which serves it.  notify == NULL: no veto. */
+        const struct sbx__bpf *notify;
+        struct sbx__notify_ctx notify_ctx;
+        struct sbx__prot *notify_prot;  /* malloc'd by the parent */
+        int            notify_sock[2];
 };
 
 /* mounts.c */

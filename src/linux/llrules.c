@@ -166,6 +166,12 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                 for (i = 0; i < plan->n_rules; i++) {
                         const struct sbx_plan_fs_rule *rule = &plan->rules[i];
 
+                        /* Protected paths are not narrowed here: the
+                         * supervisor keeps them read-only (notify.c), so
+                         * the workspace root stays a plain tree rule and
+                         * new entries can be created in it. */
+                        if (rule->origin == SBX__ORIGIN_PROTECTED)
+                                continue;
                         if (lstat(rule->path, &st) == 0 && rule->origin != SBX__ORIGIN_HOST)
                                 nw[nn++] = (struct narrow){ rule->path, rule->access };
                 }
@@ -196,9 +202,8 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
 
                 if (rule->access == 0)
                         continue;       /* carve-outs: mounts (rung 1) / expansion (rung 2) */
-                if (p->rung == 2 && rule->origin == SBX__ORIGIN_PROTECTED &&
-                    lstat(rule->path, &st) < 0)
-                        continue;       /* nothing to protect yet, as on rung 1 */
+                if (p->rung == 2 && rule->origin == SBX__ORIGIN_PROTECTED)
+                        continue;       /* the supervisor's (notify.c); its read is the root's */
                 if (p->rung == 1) {
                         /* The mounts narrow (read-only re-mounts, protected
                          * paths); Landlock, which can only widen below a

@@ -119,6 +119,15 @@ void sbx__prep_free(struct sbx__prep *p)
         if (p->scope_fd >= 0)
                 close(p->scope_fd);
         p->scope_fd = -EBADF;
+        if (p->notify != NULL) {        /* the sockets are set with the filter */
+                if (p->notify_sock[0] >= 0)
+                        close(p->notify_sock[0]);
+                if (p->notify_sock[1] >= 0)
+                        close(p->notify_sock[1]);
+                p->notify_sock[0] = p->notify_sock[1] = -EBADF;
+        }
+        free(p->notify_prot);
+        p->notify_prot = NULL;
 }
 
 /* ------------------------------------------- async-signal-safe helpers */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -197,6 +198,66 @@ static int list_fds(void)
         return 0;
 }
 
+/* name-race: a thread flips the name between "xgit" and ".git" while
+ * the main thread names entries with it through every naming call. */
+static char race_name[8] = "xgit";
+static volatile int race_stop;
+
+static void *race_flip(void *arg)
+{
+        volatile char *v = race_name;
+
+        (void) arg;
+        while (!race_stop) {
+                v[0] = '.';
+                v[0] = 'x';
+        }
+        return NULL;
+}
+
+static int name_race(long n)
+{
+        pthread_t t;
+        long i;
+        int fd;
+
+        if (pthread_create(&t, NULL, race_flip, NULL) != 0)
+                return 120;
+        fd = open("src", O_WRONLY | O_CREAT, 0644);
+        if (fd >= 0)
+                close(fd);
+        for (i = 0; i < n; i++) {
+                switch (i % 5) {
+                case 0:
+                        if (mkdir(race_name, 0755) == 0)
+                                (void) rmdir("xgit");
+                        break;
+                case 1:
+                        fd = open(race_name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                        if (fd >= 0) {
+                                close(fd);
+                                (void) unlink("xgit");
+                        }
+                        break;
+                case 2:
+                        if (symlink("target", race_name) == 0)
+                                (void) unlink("xgit");
+                        break;
+                case 3:
+                        if (rename("src", race_name) == 0)
+                                (void) rename("xgit", "src");
+                        break;
+                default:
+                        if (link("src", race_name) == 0)
+                                (void) unlink("xgit");
+                        break;
+                }
+        }
+        race_stop = 1;
+        pthread_join(t, NULL);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         const char *cmd, *a, *b;
@@ -218,6 +279,10 @@ int main(int argc, char **argv)
         b = argc > 3 ? argv[3] : NULL;
 
 #define NEED(n) do { if (argc < (n) + 2) return 120; } while (0)
+        if (strcmp(cmd, "name-race") == 0) {
+                NEED(1);
+                return name_race(atol(a));
+        }
         if (strcmp(cmd, "write") == 0) {
                 NEED(1);
                 return write_file(a, O_CREAT | O_TRUNC, b != NULL ? b : "sandbox\n");
@@ -336,6 +401,12 @@ int main(int argc, char **argv)
         }
         if (strcmp(cmd, "packet-socket") == 0) {
                 int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+                TRY(fd);
+                return 0;
+        }
+        if (strcmp(cmd, "vsock") == 0) {
+                int fd = socket(40 /* AF_VSOCK */, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
                 TRY(fd);
                 return 0;

@@ -1,0 +1,903 @@
+/*
+ * notify.c - the git name veto's supervisor, run by the rung-1 init and the
+ * rung-2 monitor: async-signal-safe code only (they are clones of the host
+ * process that never exec).
+ *
+ * The command's filter (seccomp_notify.c) turns every call that can name a
+ * directory entry into a notification.  The supervisor runs inside the same
+ * confinement as the command (same mounts, same Landlock domain or its
+ * parent, same credentials), so it can do nothing the command could not,
+ * and it performs each operation itself on its own copy of the paths:
+ *
+ *   1. copy the path arguments out of the caller's memory (process_vm_readv);
+ *   2. open the caller's directory fd or cwd through /proc/<pid> (O_PATH),
+ *      then check that the notification is still live (so the pid was not
+ *      reused);
+ *   3. resolve the parent directory itself (openat O_PATH|O_DIRECTORY) and
+ *      refuse with EPERM when the final name is ".git" (any case) or
+ *      "HEAD" -- the names that make a directory a repository git would
+ *      use (docs/git.md);
+ *   4. otherwise do the operation on (parent fd, name) with the caller's
+ *      umask and hand back the result (an opened file as a new fd in the
+ *      caller, SECCOMP_ADDFD_FLAG_SEND).
+ *
+ * The kernel never re-reads the caller's memory, so changing the path in
+ * another thread after the check changes nothing (no time-of-check race),
+ * and the supervisor has no right the command lacks (no confused deputy).
+ * An O_CREAT open whose final component is a symbolic link is followed here
+ * link by link, each name vetted, the last open made with O_NOFOLLOW.  An
+ * existing FIFO is opened by a short-lived worker process, so a blocking
+ * open never stalls the supervisor.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/magic.h>
+#include <linux/seccomp.h>
+
+#include "linux/ladder.h"
+
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#  define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#  define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#  define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+#ifndef RENAME_EXCHANGE
+#  define RENAME_EXCHANGE (1 << 1)
+#endif
+
+#define NPATH 4096
+#define NOFD  (-100000)         /* no base fd (negative errnos are failures) */
+
+/* ------------------------------------------------------------ loading */
+
+int sbx__notify_load_child(const struct sbx__bpf *bpf, int sock)
+{
+        struct sock_fprog fprog;
+        struct msghdr msg;
+        struct iovec iov;
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct cmsghdr *c;
+        char byte = 'L';
+        long lfd;
+
+        fprog.len = (unsigned short) bpf->len;
+        fprog.filter = (struct sock_filter *) bpf->filter;
+        lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                      SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+                      &fprog);
+        if (lfd < 0 && errno == EINVAL)         /* before Linux 5.19 */
+                lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                              SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
+        if (lfd < 0)
+                return -errno;
+        memset(&msg, 0, sizeof(msg));
+        memset(&u, 0, sizeof(u));
+        iov.iov_base = &byte;
+        iov.iov_len = 1;
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = u.buf;
+        msg.msg_controllen = sizeof(u.buf);
+        c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &(int){ (int) lfd }, sizeof(int));
+        while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
+                if (errno != EINTR) {
+                        int e = errno;
+
+                        (void) close((int) lfd);
+                        return -e;
+                }
+        }
+        (void) close((int) lfd);
+        return 0;
+}
+
+int sbx__notify_receive(int sock)
+{
+        struct msghdr msg;
+        struct iovec iov;
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct cmsghdr *c;
+        char byte;
+        ssize_t n;
+        int fd;
+
+        memset(&msg, 0, sizeof(msg));
+        iov.iov_base = &byte;
+        iov.iov_len = 1;
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = u.buf;
+        msg.msg_controllen = sizeof(u.buf);
+        do
+                n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        c = CMSG_FIRSTHDR(&msg);
+        if (n != 1 || c == NULL || c->cmsg_type != SCM_RIGHTS ||
+            c->cmsg_len != CMSG_LEN(sizeof(int)))
+                return -EPIPE;
+        memcpy(&fd, CMSG_DATA(c), sizeof(int));
+        return fd;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static char *put_uint(char *p, unsigned long v)
+{
+        char tmp[24];
+        size_t n = 0;
+
+        do
+                tmp[n++] = (char) ('0' + v % 10);
+        while ((v /= 10) != 0);
+        while (n > 0)
+                *p++ = tmp[--n];
+        return p;
+}
+
+/* "/proc/<pid>/<what>[<n>]" into buf (>= 64 bytes). */
+static void proc_path(char *buf, pid_t pid, const char *what, long n)
+{
+        char *p = buf;
+
+        memcpy(p, "/proc/", 6);
+        p = put_uint(p + 6, (unsigned long) pid);
+        if (what != NULL) {
+                *p++ = '/';
+                while (*what != '\0')
+                        *p++ = *what++;
+        }
+        if (n >= 0)
+                p = put_uint(p, (unsigned long) n);
+        *p = '\0';
+}
+
+/* Copy a NUL-terminated string from the caller; 0 or -errno. */
+static int read_str(pid_t pid, uint64_t addr, char *out)
+{
+        size_t got = 0;
+
+        if (addr == 0)
+                return -EFAULT;
+        while (got < NPATH) {
+                size_t chunk = 4096 - (size_t) ((addr + got) & 4095);
+                struct iovec l, r;
+                ssize_t n;
+                size_t i;
+
+                if (chunk > NPATH - got)
+                        chunk = NPATH - got;
+                l.iov_base = out + got;
+                l.iov_len = chunk;
+                r.iov_base = (void *) (uintptr_t) (addr + got);
+                r.iov_len = chunk;
+                n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+                if (n <= 0)
+                        return n < 0 && errno != EFAULT ? -errno : -EFAULT;
+                for (i = got; i < got + (size_t) n; i++)
+                        if (out[i] == '\0')
+                                return 0;
+                got += (size_t) n;
+        }
+        return -ENAMETOOLONG;
+}
+
+/* ".git" in any case, or "HEAD": names git turns into a repository. */
+static int vetoed(const char *name, size_t len)
+{
+        if (len != 4)
+                return 0;
+        if (name[0] == '.' && (name[1] | 0x20) == 'g' && (name[2] | 0x20) == 'i' &&
+            (name[3] | 0x20) == 't')
+                return 1;
+        return memcmp(name, "HEAD", 4) == 0;
+}
+
+struct req {
+        int      lfd;
+        uint64_t id;
+        pid_t    pid;           /* the calling thread, in our pid namespace */
+        const struct sbx__notify_ctx *ctx;
+};
+
+/* A path split into its parent directory (an O_PATH fd) and its last
+ * component (trailing slashes kept; `len` counts without them). */
+struct target {
+        int         dirfd;
+        const char *name;
+        size_t      len;
+};
+
+static void drop(struct target *t)
+{
+        if (t->dirfd >= 0)
+                (void) close(t->dirfd);
+        t->dirfd = -1;
+}
+
+static int same_dir(int fd, const char *path)
+{
+        struct stat a, b;
+
+        return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+               a.st_ino == b.st_ino;
+}
+
+/*
+ * A parent that resolved to the supervisor's own /proc/self or
+ * /proc/self/fd (through /proc/self, /proc/thread-self, /dev/fd, /dev/stdout
+ * ...) names the caller's: swap in /proc/<caller> and /proc/<caller>/fd.
+ */
+static int remap_self(const struct req *q, struct target *t)
+{
+        static const char *const ours[] = { "/proc/self", "/proc/thread-self",
+                                            "/proc/self/fd", "/proc/thread-self/fd" };
+        struct statfs sf;
+        char p[64];
+        size_t i;
+        int fd;
+
+        if (fstatfs(t->dirfd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)
+                return 0;
+        for (i = 0; i < 4; i++) {
+                if (!same_dir(t->dirfd, ours[i]))
+                        continue;
+                proc_path(p, q->pid, i >= 2 ? "fd" : NULL, -1);
+                fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                (void) close(t->dirfd);
+                t->dirfd = fd;
+                return 0;
+        }
+        return 0;
+}
+
+static int open_parent(const struct req *q, int base, char *path, struct target *t)
+{
+        size_t n = strlen(path), end = n, k;
+        int fd;
+
+        t->dirfd = -1;
+        if (n == 0)
+                return -ENOENT;
+        while (end > 1 && path[end - 1] == '/')
+                end--;
+        k = end;
+        while (k > 0 && path[k - 1] != '/')
+                k--;
+        t->name = path + k;
+        t->len = end - k;
+        if (t->len == 0) {                      /* the path is "/" */
+                t->name = ".";
+                t->len = 1;
+                k = 0;
+        }
+        if (k == 0 && path[0] != '/') {         /* "name": the base itself */
+                fd = (int) fcntl(base, F_DUPFD_CLOEXEC, 3);
+        } else if (k <= 1) {                    /* "/name" or "/": the root */
+                fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        } else {                                /* "dir/name" */
+                path[k - 1] = '\0';
+                fd = openat(base, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                path[k - 1] = '/';
+        }
+        if (fd < 0)
+                return -errno;
+        t->dirfd = fd;
+        return remap_self(q, t);
+}
+
+/* 1 if (dev, ino) is protected (any, or only tree roots when trees). */
+static int is_prot(const struct sbx__notify_ctx *c, const struct stat *st, int trees)
+{
+        size_t i;
+
+        for (i = 0; i < c->n_prot; i++)
+                if (c->prot[i].dev == st->st_dev && c->prot[i].ino == st->st_ino &&
+                    (!trees || c->prot[i].tree))
+                        return 1;
+        return 0;
+}
+
+/*
+ * 1 if the entry (t->dirfd, t->name) is protected: it is a protected
+ * object itself, or its directory is at or below a protected tree (walked
+ * up through ".." to the root; a protected tree cannot be moved, so the
+ * answer cannot change under us).  -errno if the walk fails.
+ */
+static int protected_entry(const struct sbx__notify_ctx *c, const struct target *t)
+{
+        struct stat st, up;
+        int fd, nfd, depth;
+
+        if (c->n_prot == 0)
+                return 0;
+        if (fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && is_prot(c, &st, 0))
+                return 1;
+        fd = (int) fcntl(t->dirfd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+        for (depth = 0; depth < 4096; depth++) {
+                if (fstat(fd, &st) < 0)
+                        break;
+                if (is_prot(c, &st, 1)) {
+                        (void) close(fd);
+                        return 1;
+                }
+                nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (nfd < 0)
+                        break;
+                if (fstat(nfd, &up) < 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+                        (void) close(nfd);
+                        (void) close(fd);
+                        return 0;               /* the root */
+                }
+                (void) close(fd);
+                fd = nfd;
+        }
+        (void) close(fd);
+        return -EACCES;
+}
+
+/* Refused if the name makes a repository or the entry is protected. */
+static int refused(const struct req *q, const struct target *t, int check_name)
+{
+        int r;
+
+        if (check_name && vetoed(t->name, t->len))
+                return EPERM;
+        r = protected_entry(q->ctx, t);
+        if (r < 0)
+                return -r;
+        return r ? EACCES : 0;
+}
+
+/* 1 if the parent is a /proc/<pid>/fd directory (its entries are magic
+ * links the kernel follows for us; readlink gives only a name). */
+static int fd_dir(const struct target *t)
+{
+        struct statfs sf;
+        char link[64];
+
+        if (fstatfs(t->dirfd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)
+                return 0;
+        return readlinkat(t->dirfd, t->name, link, sizeof(link)) > 0;
+}
+
+/*
+ * Follow the final component while it is a symbolic link (each hop a new
+ * parent, each name vetted by the caller's checks afterwards).  A magic
+ * link of a /proc/<pid>/fd directory is not followed textually: *magic is
+ * set and the target's own path (when it has one) is checked instead.
+ */
+static int follow_final(const struct req *q, struct target *t, char *path, int *magic)
+{
+        static char link[NPATH];
+        struct stat st;
+        int hops;
+
+        *magic = 0;
+        for (hops = 0; hops <= 40; hops++) {
+                struct target next;
+                ssize_t n;
+                int r;
+
+                if (fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+                        return 0;
+                if (fd_dir(t)) {
+                        *magic = 1;
+                        return 0;
+                }
+                n = readlinkat(t->dirfd, t->name, link, NPATH - 1);
+                if (n < 0)
+                        return -errno;
+                link[n] = '\0';
+                memcpy(path, link, (size_t) n + 1);
+                r = open_parent(q, t->dirfd, path, &next);
+                drop(t);
+                *t = next;
+                if (r < 0)
+                        return r;
+        }
+        return -ELOOP;
+}
+
+/* For a magic fd link: refuse when the file behind it is protected. */
+static int magic_refused(const struct req *q, const struct target *t)
+{
+        static char path[NPATH];
+        struct target real;
+        struct stat st;
+        ssize_t n;
+        int r, e;
+
+        if (fstatat(t->dirfd, t->name, &st, 0) < 0)
+                return errno;
+        if (is_prot(q->ctx, &st, 0))
+                return EACCES;
+        if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+                return 0;               /* pipes, sockets, terminals */
+        n = readlinkat(t->dirfd, t->name, path, sizeof(path) - 1);
+        if (n <= 0 || path[0] != '/')
+                return EACCES;
+        path[n] = '\0';
+        if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
+                return st.st_nlink == 0 ? 0 : EACCES;
+        r = open_parent(q, -1, path, &real);
+        if (r == -ENOENT || r == -ENOTDIR) {
+                /* Not reachable by that path in this view (a file the
+                 * command inherited from outside): not in a protected
+                 * tree, which is always in view and cannot be moved. */
+                drop(&real);
+                return 0;
+        }
+        if (r < 0) {
+                drop(&real);
+                return -r;
+        }
+        e = refused(q, &real, 0);
+        drop(&real);
+        return e;
+}
+
+/* The caller's umask from /proc/<pid>/status; 077 when it cannot be read
+ * (never more permissive than the caller asked). */
+static mode_t caller_umask(pid_t pid)
+{
+        char path[64], buf[1024];
+        ssize_t n;
+        int fd;
+        char *p;
+        mode_t m = 0;
+
+        proc_path(path, pid, "status", -1);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 077;
+        n = read(fd, buf, sizeof(buf) - 1);
+        (void) close(fd);
+        if (n <= 0)
+                return 077;
+        buf[n] = '\0';
+        p = strstr(buf, "\nUmask:");
+        if (p == NULL)
+                return 077;
+        p += 7;
+        while (*p == ' ' || *p == '\t')
+                p++;
+        if (*p < '0' || *p > '7')
+                return 077;
+        while (*p >= '0' && *p <= '7')
+                m = (mode_t) (m * 8 + (mode_t) (*p++ - '0'));
+        return m & 0777;
+}
+
+/* /dev/tty means the caller's controlling terminal: its /dev/pts/N from
+ * /proc/<pid>/stat, or -ENXIO. */
+static int caller_tty(pid_t pid, int flags)
+{
+        char path[64], buf[512];
+        unsigned long nr = 0;
+        unsigned major, minor;
+        ssize_t n;
+        int fd, field = 1;
+        char *p;
+
+        proc_path(path, pid, "stat", -1);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -ENXIO;
+        n = read(fd, buf, sizeof(buf) - 1);
+        (void) close(fd);
+        if (n <= 0)
+                return -ENXIO;
+        buf[n] = '\0';
+        p = strrchr(buf, ')');          /* the command name may hold spaces */
+        if (p == NULL)
+                return -ENXIO;
+        for (field = 2; *p != '\0' && field < 7; p++)
+                if (*p == ' ')
+                        field++;
+        while (*p >= '0' && *p <= '9')
+                nr = nr * 10 + (unsigned long) (*p++ - '0');
+        major = (unsigned) ((nr >> 8) & 0xfff);
+        minor = (unsigned) ((nr & 0xff) | ((nr >> 12) & 0xfff00));
+        if (nr == 0 || major < 136 || major > 143)
+                return -ENXIO;
+        memcpy(path, "/dev/pts/", 9);
+        *put_uint(path + 9, (unsigned long) ((major - 136) * 256 + minor)) = '\0';
+        fd = open(path, (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_NOCTTY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+static int still_valid(const struct req *q)
+{
+        uint64_t id = q->id;
+
+        return ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static void respond(const struct req *q, int64_t val, int error)
+{
+        struct seccomp_notif_resp resp;
+
+        memset(&resp, 0, sizeof(resp));
+        resp.id = q->id;
+        resp.val = error != 0 ? 0 : val;
+        resp.error = error != 0 ? -error : 0;
+        (void) ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* Hand fd to the caller as the syscall's result (and close ours). */
+static void send_fd(const struct req *q, int fd, int cloexec)
+{
+        struct seccomp_notif_addfd a;
+
+        memset(&a, 0, sizeof(a));
+        a.id = q->id;
+        a.flags = SECCOMP_ADDFD_FLAG_SEND;
+        a.srcfd = (uint32_t) fd;
+        a.newfd_flags = cloexec ? O_CLOEXEC : 0;
+        if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno != ENOENT)
+                respond(q, 0, errno == EMFILE ? EMFILE : EBADF);
+        (void) close(fd);
+}
+
+/* The base for a relative path: the caller's dirfd or cwd (O_PATH). */
+static int open_base(const struct req *q, int dfd, const char *path, int any_type)
+{
+        char p[64];
+        int fd;
+
+        if (path[0] == '/') {
+                fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                return fd < 0 ? -errno : fd;
+        }
+        if (dfd == AT_FDCWD)
+                proc_path(p, q->pid, "cwd", -1);
+        else if (dfd >= 0)
+                proc_path(p, q->pid, "fd/", dfd);
+        else
+                return -EBADF;
+        fd = open(p, O_PATH | O_CLOEXEC | (any_type ? 0 : O_DIRECTORY));
+        if (fd < 0)
+                return errno == ENOENT ? -EBADF : -errno;
+        return fd;
+}
+
+static int32_t as_int(uint64_t v)
+{
+        return (int32_t) (uint32_t) v;
+}
+
+/* ------------------------------------------------------------ the ops */
+
+/* open/openat/creat that may create or write. */
+static void do_open(const struct req *q, int base, char *path, int flags, mode_t mode)
+{
+        struct target t = { -1, NULL, 0 };
+        struct stat st;
+        int fd, r, e, magic = 0;
+
+        if ((r = open_parent(q, base, path, &t)) < 0)
+                goto fail;
+        if (!(flags & (O_EXCL | O_NOFOLLOW)) && (r = follow_final(q, &t, path, &magic)) < 0)
+                goto fail;
+        if (magic) {
+                /* /proc/<pid>/fd/N: the kernel follows it (pipes included). */
+                if ((e = magic_refused(q, &t)) != 0) {
+                        drop(&t);
+                        respond(q, 0, e);
+                        return;
+                }
+                fd = openat(t.dirfd, t.name, (flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
+                goto opened;
+        }
+        if ((e = refused(q, &t, (flags & O_CREAT) != 0)) != 0) {
+                drop(&t);
+                respond(q, 0, e);
+                return;
+        }
+        if (fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+                        fd = caller_tty(q->pid, flags);         /* /dev/tty */
+                        drop(&t);
+                        if (fd < 0)
+                                respond(q, 0, -fd);
+                        else
+                                send_fd(q, fd, (flags & O_CLOEXEC) != 0);
+                        return;
+                }
+                if (S_ISFIFO(st.st_mode)) {
+                        /* A blocking open: a worker does it and answers. */
+                        pid_t w = sbx__clone_fork();
+
+                        if (w == 0) {
+                                fd = openat(t.dirfd, t.name,
+                                            flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+                                if (fd < 0)
+                                        respond(q, 0, errno);
+                                else
+                                        send_fd(q, fd, (flags & O_CLOEXEC) != 0);
+                                _exit(0);
+                        }
+                        drop(&t);
+                        if (w < 0)
+                                respond(q, 0, EAGAIN);
+                        return;
+                }
+        }
+        fd = openat(t.dirfd, t.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+opened:
+        e = errno;
+        drop(&t);
+        if (fd < 0)
+                respond(q, 0, e);
+        else
+                send_fd(q, fd, (flags & O_CLOEXEC) != 0);
+        return;
+fail:
+        drop(&t);
+        respond(q, 0, -r);
+}
+
+/* One naming or removing call on (parent, name) after the checks. */
+static int do_simple(const struct req *q, int op, int base, char *a, int base2, char *b,
+                     const uint64_t *args)
+{
+        struct target o = { -1, NULL, 0 }, t = { -1, NULL, 0 };
+        int at, r, e = 0;
+
+        switch (op) {
+        case SBX__N_MKDIR: case SBX__N_MKDIRAT: case SBX__N_MKNOD: case SBX__N_MKNODAT:
+                at = op == SBX__N_MKDIRAT || op == SBX__N_MKNODAT;
+                if ((r = open_parent(q, base, a, &t)) < 0)
+                        e = -r;
+                else if ((e = refused(q, &t, 1)) != 0)
+                        ;
+                else if (op == SBX__N_MKDIR || op == SBX__N_MKDIRAT)
+                        e = mkdirat(t.dirfd, t.name, (mode_t) args[at ? 2 : 1]) < 0 ? errno : 0;
+                else
+                        e = mknodat(t.dirfd, t.name, (mode_t) args[at ? 2 : 1],
+                                    (dev_t) args[at ? 3 : 2]) < 0 ? errno : 0;
+                break;
+        case SBX__N_SYMLINK: case SBX__N_SYMLINKAT:
+                if ((r = open_parent(q, base2, b, &t)) < 0)
+                        e = -r;
+                else if ((e = refused(q, &t, 1)) == 0)
+                        e = symlinkat(a, t.dirfd, t.name) < 0 ? errno : 0;
+                break;
+        case SBX__N_LINK: case SBX__N_LINKAT: {
+                int flags = op == SBX__N_LINKAT ? as_int(args[4]) : 0;
+
+                if ((r = open_parent(q, base2, b, &t)) < 0) {
+                        e = -r;
+                } else if ((e = refused(q, &t, 1)) != 0) {
+                        ;
+                } else if (a[0] == '\0' && (flags & AT_EMPTY_PATH)) {
+                        /* linkat(fd, "", ...): the file behind the fd. */
+                        char p[64];
+                        struct stat st;
+
+                        proc_path(p, q->pid, "fd/", as_int(args[0]));
+                        if (stat(p, &st) == 0 && is_prot(q->ctx, &st, 0))
+                                e = EACCES;
+                        else
+                                e = linkat(AT_FDCWD, p, t.dirfd, t.name, AT_SYMLINK_FOLLOW) < 0
+                                    ? errno : 0;
+                } else if ((r = open_parent(q, base, a, &o)) < 0) {
+                        e = -r;
+                } else if ((e = refused(q, &o, 0)) == 0) {
+                        /* a link to a protected file would be a writable name for it */
+                        e = linkat(o.dirfd, o.name, t.dirfd, t.name,
+                                   flags & AT_SYMLINK_FOLLOW) < 0 ? errno : 0;
+                }
+                break;
+        }
+        case SBX__N_UNLINK: case SBX__N_UNLINKAT: case SBX__N_RMDIR: {
+                int flags = op == SBX__N_RMDIR ? AT_REMOVEDIR
+                            : op == SBX__N_UNLINKAT ? as_int(args[2]) : 0;
+
+                if ((r = open_parent(q, base, a, &t)) < 0)
+                        e = -r;
+                else if ((e = refused(q, &t, 1)) == 0)
+                        e = unlinkat(t.dirfd, t.name, flags) < 0 ? errno : 0;
+                break;
+        }
+        default: {      /* rename, renameat, renameat2 */
+                unsigned flags = op == SBX__N_RENAMEAT2 ? (unsigned) args[4] : 0;
+
+                if ((r = open_parent(q, base, a, &o)) < 0 ||
+                    (r = open_parent(q, base2, b, &t)) < 0)
+                        e = -r;
+                else if ((e = refused(q, &t, 1)) == 0 && (e = refused(q, &o, 1)) == 0)
+                        e = syscall(SYS_renameat2, o.dirfd, o.name, t.dirfd, t.name, flags) < 0
+                            ? errno : 0;
+                break;
+        }
+        }
+        drop(&o);
+        drop(&t);
+        return e;
+}
+
+/* truncate(path, length): follow the path, check, truncate through our fd. */
+static int do_truncate(const struct req *q, int base, char *path, uint64_t length)
+{
+        struct target t = { -1, NULL, 0 };
+        int r, e, magic = 0, fd;
+
+        if ((r = open_parent(q, base, path, &t)) < 0 || (r = follow_final(q, &t, path, &magic)) < 0) {
+                drop(&t);
+                return -r;
+        }
+        e = magic ? magic_refused(q, &t) : refused(q, &t, 0);
+        if (e == 0) {
+                fd = openat(t.dirfd, t.name, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                                             (magic ? 0 : O_NOFOLLOW));
+                if (fd < 0)
+                        e = errno;
+                else {
+                        e = ftruncate(fd, (off_t) length) < 0 ? errno : 0;
+                        (void) close(fd);
+                }
+        }
+        drop(&t);
+        return e;
+}
+
+int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
+{
+        /* Room for a kernel whose structs grew. */
+        union {
+                struct seccomp_notif n;
+                char pad[512];
+        } u;
+        static char a[NPATH], b[NPATH];
+        uint64_t args[6];
+        struct req q;
+        size_t i;
+        uint8_t op = 0;
+        int base = NOFD, base2 = NOFD, r = 0, e = 0;
+        mode_t old_mask;
+
+        memset(&u, 0, sizeof(u));
+        if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
+                return errno == EINTR || errno == ENOENT ? 0 : -errno;
+        q.lfd = lfd;
+        q.id = u.n.id;
+        q.pid = (pid_t) u.n.pid;
+        q.ctx = ctx;
+        memcpy(args, u.n.data.args, sizeof(args));
+        for (i = 0; i < ctx->map->n; i++)
+                if (ctx->map->v[i].arch == u.n.data.arch && ctx->map->v[i].nr == u.n.data.nr)
+                        op = ctx->map->v[i].op;
+        if (op == 0) {
+                respond(&q, 0, ENOSYS);
+                return 0;
+        }
+
+        /* 1. The path arguments, copied once. */
+        switch (op) {
+        case SBX__N_OPEN: case SBX__N_CREAT: case SBX__N_MKDIR: case SBX__N_MKNOD:
+        case SBX__N_UNLINK: case SBX__N_RMDIR: case SBX__N_TRUNCATE:
+                r = read_str(q.pid, args[0], a);
+                break;
+        case SBX__N_OPENAT: case SBX__N_MKDIRAT: case SBX__N_MKNODAT: case SBX__N_UNLINKAT:
+                r = read_str(q.pid, args[1], a);
+                break;
+        case SBX__N_LINK: case SBX__N_RENAME: case SBX__N_SYMLINK:
+                r = read_str(q.pid, args[0], a);
+                if (r == 0)
+                        r = read_str(q.pid, args[1], b);
+                break;
+        case SBX__N_SYMLINKAT:
+                r = read_str(q.pid, args[0], a);
+                if (r == 0)
+                        r = read_str(q.pid, args[2], b);
+                break;
+        default:        /* linkat, renameat, renameat2 */
+                r = read_str(q.pid, args[1], a);
+                if (r == 0)
+                        r = read_str(q.pid, args[3], b);
+                break;
+        }
+        if (r < 0) {
+                respond(&q, 0, -r);
+                return 0;
+        }
+
+        /* 2. The bases, then: is the caller still waiting (same pid)? */
+        switch (op) {
+        case SBX__N_OPEN: case SBX__N_CREAT: case SBX__N_MKDIR: case SBX__N_MKNOD:
+        case SBX__N_UNLINK: case SBX__N_RMDIR: case SBX__N_TRUNCATE:
+                base = open_base(&q, AT_FDCWD, a, 0);
+                break;
+        case SBX__N_OPENAT: case SBX__N_MKDIRAT: case SBX__N_MKNODAT: case SBX__N_UNLINKAT:
+                base = open_base(&q, as_int(args[0]), a, 0);
+                break;
+        case SBX__N_LINK: case SBX__N_RENAME:
+                base = open_base(&q, AT_FDCWD, a, 0);
+                base2 = open_base(&q, AT_FDCWD, b, 0);
+                break;
+        case SBX__N_SYMLINK:
+                base2 = open_base(&q, AT_FDCWD, b, 0);
+                break;
+        case SBX__N_SYMLINKAT:
+                base2 = open_base(&q, as_int(args[1]), b, 0);
+                break;
+        case SBX__N_LINKAT:
+                base = open_base(&q, as_int(args[0]), a,
+                                 a[0] == '\0' && (args[4] & AT_EMPTY_PATH));
+                base2 = open_base(&q, as_int(args[2]), b, 0);
+                break;
+        default:
+                base = open_base(&q, as_int(args[0]), a, 0);
+                base2 = open_base(&q, as_int(args[2]), b, 0);
+                break;
+        }
+        if ((base < 0 && base != NOFD) || (base2 < 0 && base2 != NOFD)) {
+                e = base < 0 && base != NOFD ? -base : -base2;
+                goto out;
+        }
+        if (!still_valid(&q))
+                goto gone;
+
+        /* 3 and 4: vet and do it, with the caller's umask. */
+        old_mask = umask(caller_umask(q.pid));
+        switch (op) {
+        case SBX__N_OPEN: case SBX__N_OPENAT: case SBX__N_CREAT: {
+                int flags = op == SBX__N_CREAT ? O_CREAT | O_WRONLY | O_TRUNC
+                            : as_int(args[op == SBX__N_OPEN ? 1 : 2]);
+                mode_t mode = (mode_t) args[op == SBX__N_OPENAT ? 3 : op == SBX__N_OPEN ? 2 : 1];
+
+                do_open(&q, base, a, flags, mode);
+                (void) umask(old_mask);
+                goto gone;
+        }
+        case SBX__N_TRUNCATE:
+                e = do_truncate(&q, base, a, args[1]);
+                break;
+        default:
+                e = do_simple(&q, op, base, a, base2, b, args);
+                break;
+        }
+        (void) umask(old_mask);
+out:
+        respond(&q, 0, e);
+gone:
+        if (base >= 0)
+                (void) close(base);
+        if (base2 >= 0)
+                (void) close(base2);
+        return 0;
+}

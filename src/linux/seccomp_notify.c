@@ -1,0 +1,208 @@
+/*
+ * seccomp_notify.c - the name-veto filter: every syscall that can give a
+ * directory entry a name (mkdir, mknod, open/openat/creat with O_CREAT,
+ * link, symlink, rename, on every local ABI) goes to the supervisor in the
+ * init/monitor as a seccomp user notification (notify.c), which performs
+ * the operation itself or refuses it.  openat2 is refused with ENOSYS (its
+ * flags live in a struct the filter cannot read; libc falls back to
+ * openat).  Built once per process in the parent with libseccomp, like the
+ * deny list (seccomp.c), and loaded by the command before execve.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <seccomp.h>
+
+#include "linux/ladder.h"
+
+static const struct {
+        const char *name;
+        uint8_t     op;
+} veto_calls[] = {
+        { "open",       SBX__N_OPEN },
+        { "openat",     SBX__N_OPENAT },
+        { "creat",      SBX__N_CREAT },
+        { "mkdir",      SBX__N_MKDIR },
+        { "mkdirat",    SBX__N_MKDIRAT },
+        { "mknod",      SBX__N_MKNOD },
+        { "mknodat",    SBX__N_MKNODAT },
+        { "link",       SBX__N_LINK },
+        { "linkat",     SBX__N_LINKAT },
+        { "symlink",    SBX__N_SYMLINK },
+        { "symlinkat",  SBX__N_SYMLINKAT },
+        { "rename",     SBX__N_RENAME },
+        { "renameat",   SBX__N_RENAMEAT },
+        { "renameat2",  SBX__N_RENAMEAT2 },
+        /* rung 2 only (the writes variant) */
+        { "unlink",     SBX__N_UNLINK },
+        { "unlinkat",   SBX__N_UNLINKAT },
+        { "rmdir",      SBX__N_RMDIR },
+        { "truncate",   SBX__N_TRUNCATE },
+};
+
+static int writes_only(uint8_t op)
+{
+        return op >= SBX__N_UNLINK;
+}
+
+static pthread_once_t once[2] = { PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT };
+static struct sbx__bpf prog[2];
+static struct sbx__notify_map map;      /* the same for both variants */
+static int build_errno[2];
+
+static uint32_t audit_of(uint32_t token)
+{
+#ifdef SCMP_ARCH_X32
+        if (token == SCMP_ARCH_X32)
+                return AUDIT_ARCH_X86_64;
+#endif
+        return token;   /* libseccomp's tokens are the AUDIT_ARCH_* values */
+}
+
+/* open/openat (flags at argument `arg`) with one of the flag patterns. */
+static int add_open(scmp_filter_ctx ctx, int nr, unsigned arg, int writes)
+{
+        static const struct { uint32_t mask, value; } pat[] = {
+                { O_CREAT, O_CREAT },
+                { O_ACCMODE, O_WRONLY },        /* the writes variant: */
+                { O_ACCMODE, O_RDWR },
+                { O_TRUNC, O_TRUNC },
+        };
+        size_t k;
+        int r = 0;
+
+        for (k = 0; k < (writes ? SBX__ARRAY_SIZE(pat) : 1) && r == 0; k++) {
+                struct scmp_arg_cmp c = { arg, SCMP_CMP_MASKED_EQ, pat[k].mask, pat[k].value };
+
+                r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &c);
+                if (r == -EDOM || r == -EEXIST)
+                        r = 0;
+        }
+        return r;
+}
+
+static int add_rules(scmp_filter_ctx ctx, int writes)
+{
+        size_t i, a;
+        int r;
+
+        for (i = 0; i < SBX__ARRAY_SIZE(veto_calls); i++) {
+                int nr = seccomp_syscall_resolve_name(veto_calls[i].name);
+
+                if (nr == __NR_SCMP_ERROR || (writes_only(veto_calls[i].op) && !writes))
+                        continue;
+                if (veto_calls[i].op == SBX__N_OPEN)
+                        r = add_open(ctx, nr, 1, writes);
+                else if (veto_calls[i].op == SBX__N_OPENAT)
+                        r = add_open(ctx, nr, 2, writes);
+                else
+                        r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+                if (r < 0 && r != -EDOM)
+                        return r;
+        }
+        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+        if (r < 0 && r != -EDOM)
+                return r;
+        /* The supervisor's table: (arch, number) -> operation. */
+        if (map.n > 0)
+                return 0;       /* built by the other variant */
+        for (a = 0; a < sbx__seccomp_n_arches(); a++) {
+                uint32_t token = sbx__seccomp_arch_token(a);
+
+                for (i = 0; i < SBX__ARRAY_SIZE(veto_calls); i++) {
+                        int nr = seccomp_syscall_resolve_name_arch(token, veto_calls[i].name);
+
+                        if (nr < 0 || map.n >= SBX__ARRAY_SIZE(map.v))
+                                continue;
+#ifdef SCMP_ARCH_X32
+                        if (token == SCMP_ARCH_X32)
+                                nr |= 0x40000000;
+#endif
+                        map.v[map.n].arch = audit_of(token);
+                        map.v[map.n].nr = nr;
+                        map.v[map.n].op = veto_calls[i].op;
+                        map.n++;
+                }
+        }
+        return 0;
+}
+
+static void build(int w)
+{
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        struct stat st;
+        size_t a;
+        int fd = -1, r;
+
+        if (ctx == NULL) {
+                build_errno[w] = ENOMEM;
+                return;
+        }
+        r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+        for (a = 1; r == 0 && a < sbx__seccomp_n_arches(); a++) {
+                r = seccomp_arch_add(ctx, sbx__seccomp_arch_token(a));
+                if (r == -EEXIST)
+                        r = 0;
+        }
+        if (r == 0)
+                r = add_rules(ctx, w);
+        if (r == 0 && (fd = memfd_create("sbx-notify", MFD_CLOEXEC)) < 0)
+                r = -errno;
+        if (r == 0)
+                r = seccomp_export_bpf(ctx, fd);
+        if (r == 0 && fstat(fd, &st) < 0)
+                r = -errno;
+        if (r == 0 && (st.st_size <= 0 || st.st_size % (off_t) sizeof(struct sock_filter) != 0 ||
+                       st.st_size / (off_t) sizeof(struct sock_filter) > BPF_MAXINSNS))
+                r = -EINVAL;
+        if (r == 0 && (prog[w].filter = malloc((size_t) st.st_size)) == NULL)
+                r = -ENOMEM;
+        if (r == 0 && pread(fd, prog[w].filter, (size_t) st.st_size, 0) != (ssize_t) st.st_size)
+                r = -EIO;
+        if (r == 0)
+                prog[w].len = (size_t) st.st_size / sizeof(struct sock_filter);
+        if (r != 0) {
+                free(prog[w].filter);
+                prog[w].filter = NULL;
+                build_errno[w] = -r;
+        }
+        if (fd >= 0)
+                close(fd);
+        seccomp_release(ctx);
+}
+
+static void build_names(void)
+{
+        build(0);
+}
+
+static void build_writes(void)
+{
+        build(1);
+}
+
+sbx_code sbx__notify_build(int writes, const struct sbx__bpf **out_prog,
+                           const struct sbx__notify_map **out_map, sbx_error *err)
+{
+        int w = writes ? 1 : 0;
+
+        /* Both variants share the table: build it under one once. */
+        (void) pthread_once(&once[0], build_names);
+        if (w)
+                (void) pthread_once(&once[1], build_writes);
+        if (prog[w].filter == NULL)
+                return sbx__fail(err, build_errno[w] == ENOMEM ? SBX_E_NOMEM : SBX_E_INTERNAL,
+                                 build_errno[w], "seccomp: cannot build the git name-veto filter");
+        *out_prog = &prog[w];
+        *out_map = &map;
+        return SBX_OK;
+}
