@@ -803,11 +803,15 @@ typedef struct sbx_spawn_options {
         const int *keep_fds;            /* passed explicitly; become 3, 4, ... */
         size_t   n_keep_fds;
         uint64_t memory_max;            /* bytes; 0 = no limit.  A memory cgroup
-                                         * where one is usable, else RLIMIT_AS
-                                         * per process (docs/backends.md) */
+                                         * (one total for the tree) where one is
+                                         * usable, else RLIMIT_AS per process;
+                                         * sbx_child_limits says which
+                                         * (docs/backends.md) */
         uint64_t pids_max;              /* processes; 0 = no limit.  A pids
                                          * cgroup, else RLIMIT_NPROC; root
-                                         * without a cgroup fails closed */
+                                         * without a cgroup fails closed.  The
+                                         * bwrap backend and unconfined plans
+                                         * refuse both limits */
         uint32_t flags;                 /* 0 */
         /* ---- version 2 ---- */
         int32_t  stdin_fd;              /* becomes the child's fd 0; -1 = inherit */
@@ -891,6 +895,107 @@ SBX_API sbx_code sbx_init(int argc, char **argv);
  */
 SBX_API void sbx_invariants_set_enabled(int enabled);
 SBX_API int sbx_invariants_enabled(void);
+
+/* ------------------------------------------------------- resource limits */
+
+/*
+ * How one resource limit of a spawn is enforced (docs/backends.md,
+ * "Resource limits").  Only CGROUP is one total for the whole process
+ * tree; the rlimit kinds are what the kernel offers without a cgroup.
+ */
+typedef enum sbx_limit_kind {
+        SBX_LIMIT_NONE        = 0,  /* "none": no limit was asked for */
+        SBX_LIMIT_CGROUP      = 1,  /* "cgroup": one total for the whole process tree */
+        SBX_LIMIT_PER_PROCESS = 2,  /* "per-process": each process on its own
+                                     * (RLIMIT_AS): N processes may use N times it */
+        SBX_LIMIT_PER_USER    = 3   /* "per-user": the kernel's count of the user's
+                                     * processes (RLIMIT_NPROC): on the native backend
+                                     * the tree in its own user namespace, on landlock
+                                     * every process of the user on the host, so
+                                     * never looser than asked */
+} sbx_limit_kind;
+
+/* "none" | "cgroup" | "per-process" | "per-user"; "invalid" otherwise.
+ * Never NULL.  Thread-safety: pure.  Since: 0.1. */
+SBX_API const char *sbx_limit_kind_name(int32_t kind);
+
+/* The limits one spawn applied. */
+typedef struct sbx_limits_report {
+        uint32_t version;               /* SBX_LIMITS_REPORT_VERSION */
+        int32_t  memory_kind;           /* sbx_limit_kind of memory_max */
+        int32_t  pids_kind;             /* sbx_limit_kind of pids_max */
+        uint32_t reserved;              /* 0 */
+        uint64_t memory_max;            /* bytes, as asked; 0 = no limit */
+        uint64_t pids_max;              /* processes, as asked; 0 = no limit */
+} sbx_limits_report;
+#define SBX_LIMITS_REPORT_VERSION 1u
+#define SBX_LIMITS_REPORT_INIT \
+        { SBX_LIMITS_REPORT_VERSION, SBX_LIMIT_NONE, SBX_LIMIT_NONE, 0, 0, 0 }
+/* Fill *report as SBX_LIMITS_REPORT_INIT does, for binding generators (cffi,
+ * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
+SBX_API void sbx_limits_report_init(sbx_limits_report *report);
+
+/*
+ * The resource limits sbx_spawn applied to child (sbx_spawn_options
+ * memory_max and pids_max) and how each is enforced: a limit that was
+ * asked for is never NONE (a spawn that cannot apply it fails instead).
+ * Returns SBX_OK.  Errors: SBX_E_INVALID (NULL, or out->version is not
+ * SBX_LIMITS_REPORT_VERSION).  Thread-safety: safe on a child no other
+ * thread frees.  Since: 0.1.
+ */
+SBX_API sbx_code sbx_child_limits(const sbx_child *child, sbx_limits_report *out,
+                                  sbx_error *err);
+
+/* ------------------------------------------------------- denial classes */
+
+/* What the sandbox denied a failed command (docs/policy.md, "Denial marker"). */
+typedef enum sbx_denial_class {
+        SBX_DENIAL_NONE       = 0,  /* "none": nothing shows the sandbox caused it */
+        SBX_DENIAL_FILE_WRITE = 1,  /* "file-write": a write the profile does not allow */
+        SBX_DENIAL_FILE_READ  = 2,  /* "file-read": a read the profile does not allow */
+        SBX_DENIAL_NETWORK    = 3,  /* "network": the profile denies the network */
+        SBX_DENIAL_COMMAND    = 4   /* "command": executing a file the profile does
+                                     * not let run */
+} sbx_denial_class;
+
+/* "none" | "file-write" | "file-read" | "network" | "command"; "invalid"
+ * otherwise.  Never NULL.  Thread-safety: pure.  Since: 0.1. */
+SBX_API const char *sbx_denial_class_name(int32_t denial_class);
+
+/*
+ * The model-facing marker naming what was denied, exactly
+ *   "[sandbox: file write denied under <mode> mode]"
+ *   "[sandbox: file read denied under <mode> mode]"
+ *   "[sandbox: network access denied under <mode> mode]"
+ *   "[sandbox: command execution denied under <mode> mode]"
+ * SBX_DENIAL_CLASS_MARKER_MAX bytes always suffice (NUL included).
+ * Errors: SBX_E_INVALID (SBX_DENIAL_NONE or an unknown class, a bad mode,
+ * NULL buf), SBX_E_RANGE (buffer too small; nothing written).
+ * Thread-safety: pure.  Since: 0.1.
+ */
+#define SBX_DENIAL_CLASS_MARKER_MAX 80
+SBX_API sbx_code sbx_denial_class_marker(int32_t denial_class, int32_t mode, char *buf,
+                                         size_t buflen, sbx_error *err);
+
+/*
+ * Which denial of the sandbox, if any, explains a failed command, judged
+ * from its stderr against the plan it ran under: a line with EACCES,
+ * EPERM or EROFS text naming a path whose access the plan does not grant
+ * for what the line did (write, read, execute), or, when the plan denies
+ * the network, a line of a refused or unreachable connection or a failed
+ * name lookup.  A failure the plan allowed (a file's own mode bits, a
+ * script without its execute bit inside a writable workspace) is NONE.
+ * Relative paths are taken relative to cwd (NULL = the workspace root);
+ * backend (SBX_BACKEND_AUTO if unknown) lets backend-specific refusals be
+ * recognised (the landlock backend refuses metadata changes everywhere).
+ * The rules: docs/policy.md.  exit_code 0, an empty stderr and an
+ * unconfined plan are always NONE.  err_text may hold any bytes.
+ * Returns SBX_OK with *class_out.  Errors: SBX_E_INVALID, SBX_E_NOMEM,
+ * SBX_E_IO.  Thread-safety: safe (the plan is only read).  Since: 0.1.
+ */
+SBX_API sbx_code sbx_plan_denial(const sbx_plan *plan, int32_t backend, const char *cwd,
+                                 int exit_code, const char *err_text, size_t err_len,
+                                 int32_t *class_out, sbx_error *err);
 
 #ifdef __cplusplus
 }

@@ -87,6 +87,12 @@ struct sbx_child {
         int      monitor;       /* Linux rung 2: a subreaper monitor is the top */
         char    *scratch;       /* host scratch directory to remove, or NULL */
         char    *cgroup[2];     /* cgroup directories to remove, or NULL */
+        /* The resource limits this spawn applied (sbx_child_limits): the
+         * value asked for and how it is enforced (sbx_limit_kind). */
+        uint64_t memory_max;
+        uint64_t pids_max;
+        int32_t  memory_kind;
+        int32_t  pids_kind;
 };
 
 /* Allocate a zeroed child (pid -1, pidfd -1); NULL on ENOMEM. */

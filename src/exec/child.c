@@ -1,7 +1,7 @@
 /*
  * child.c - the child handle every backend's spawn fills: wait (blocking,
  * non-blocking, with the spawn's timeout), kill, the pollable descriptor,
- * the enforcement report, release.  Portable: the OS work goes through
+ * the enforcement report, the resource limits applied, release.  Portable: the OS work goes through
  * the backend row that started the child.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -185,6 +185,52 @@ sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out, sbx
                 out->enforcement = SBX_ENFORCEMENT_FULL;
         else
                 out->enforcement = SBX_ENFORCEMENT_PARTIAL;
+        return SBX_OK;
+}
+
+/* ----------------------------------------------------------- limits */
+
+const char *sbx_limit_kind_name(int32_t kind)
+{
+        switch (kind) {
+        case SBX_LIMIT_NONE:
+                return "none";
+        case SBX_LIMIT_CGROUP:
+                return "cgroup";
+        case SBX_LIMIT_PER_PROCESS:
+                return "per-process";
+        case SBX_LIMIT_PER_USER:
+                return "per-user";
+        default:
+                return "invalid";
+        }
+}
+
+void sbx_limits_report_init(sbx_limits_report *report)
+{
+        static const sbx_limits_report init = SBX_LIMITS_REPORT_INIT;
+
+        if (report != NULL)
+                *report = init;
+}
+
+sbx_code sbx_child_limits(const sbx_child *child, sbx_limits_report *out, sbx_error *err)
+{
+        if (child == NULL || out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "sbx_child_limits: child and out must not be NULL");
+        if (out->version != SBX_LIMITS_REPORT_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_child_limits: out->version must be "
+                                 "SBX_LIMITS_REPORT_VERSION");
+        /* A limit asked for and not applied would have failed the spawn. */
+        SBX__INVARIANT((child->memory_max == 0) == (child->memory_kind == SBX_LIMIT_NONE) &&
+                       (child->pids_max == 0) == (child->pids_kind == SBX_LIMIT_NONE),
+                       "sbx_child_limits: a limit without an enforcement");
+        out->memory_kind = child->memory_kind;
+        out->pids_kind = child->pids_kind;
+        out->reserved = 0;
+        out->memory_max = child->memory_max;
+        out->pids_max = child->pids_max;
         return SBX_OK;
 }
 

@@ -3,16 +3,31 @@
  *
  * Discovery (every spawn that asks for a limit; it is a few small reads):
  *   - cgroup v2: the cgroup2 mount from /proc/self/mountinfo plus our own
- *     cgroup from /proc/self/cgroup ("0::/path").  Usable when that
- *     directory is writable, lists the controller in cgroup.controllers and
- *     has it (or can enable it) in cgroup.subtree_control.
+ *     cgroup from /proc/self/cgroup ("0::/path").  The per-spawn cgroup is
+ *     made in our cgroup or, since that one holds our own process (the
+ *     kernel's "no internal processes" rule keeps its controllers from
+ *     being enabled for children), in the nearest ancestor that lists the
+ *     controller in cgroup.controllers and has it (or can enable it) in
+ *     cgroup.subtree_control.  The walk never leaves what is ours: it stops
+ *     at the first cgroup whose directory or cgroup.procs we cannot write.
+ *     That is how an unprivileged user in a systemd session gets a real
+ *     total: systemd delegates user@UID.service (and the slices and scopes
+ *     below it) to the user, e.g. a terminal's scope under
+ *     .../user@UID.service/app.slice/, and moving a process between two
+ *     cgroups needs only their common ancestor's cgroup.procs -- which is
+ *     the cgroup we create in.  A login session's scope (session-N.scope)
+ *     is root's, so there is nothing to walk.
  *   - otherwise cgroup v1: the per-controller hierarchies ("N:pids:/path"),
  *     typically writable by root on hybrid hosts.
  * A child cgroup "sbx-<pid>-<n>" is created per spawn with the limit
- * written into it; the parent moves the child process in before the child
- * may run the command, and removes the cgroup (killing stragglers) when the
- * child is reaped.  When no cgroup can carry a limit the caller decides:
- * RLIMIT_NPROC for an unprivileged user, or fail closed.
+ * written into it (on v2 one cgroup carries both limits: a process is in
+ * exactly one v2 cgroup); a memory limit also bounds swap (memory.swap.max 0, or
+ * memory.memsw.limit_in_bytes), and without swap accounting the memory
+ * cgroup is used only when the host has no swap, so the limit is a real
+ * total for the whole process tree.  The parent moves the child process in
+ * before the child may run the command, and removes the cgroup (killing
+ * stragglers) when the child is reaped.  When no cgroup can carry a limit
+ * the caller decides: a per-process rlimit, or fail closed.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -174,89 +189,197 @@ static int make_child(const char *base, char **dir_out)
         return 0;
 }
 
-/* One limit in one cgroup; v2 or v1 for controller, file = limit file. */
-static int limit_one(const char *controller, const char *file_v2, const char *file_v1,
-                     uint64_t value, char **dir_out, int *v2_out)
+/* 1 if swap space is in use on this host (/proc/swaps lists a device). */
+static int swap_active(void)
 {
-        char mnt[SBX_PATH_MAX], own[SBX_PATH_MAX], base[SBX_PATH_MAX * 2], buf[1024];
-        char file[SBX_PATH_MAX * 2 + 64], num[32];
-        char *dir = NULL;
-        int v2, r;
+        char buf[512];
+        const char *nl;
+
+        if (read_text("/proc/swaps", buf, sizeof(buf)) < 0)
+                return 1;               /* unknown: assume it is */
+        nl = strchr(buf, '\n');         /* the header line */
+        return nl != NULL && nl[1] != '\0';
+}
+
+/* 1 if the v2 cgroup dir can carry every controller of the space-
+ * separated list for a child cgroup made in it: it has them and they are
+ * (or can be) enabled for children. */
+static int v2_carries(const char *dir, const char *controllers)
+{
+        char file[SBX_PATH_MAX + 32], have[1024], on[1024], one[32], plus[40];
+        const char *p = controllers;
+        size_t n;
+
+        snprintf(file, sizeof(file), "%s/cgroup.controllers", dir);
+        if (read_text(file, have, sizeof(have)) < 0)
+                return 0;
+        snprintf(file, sizeof(file), "%s/cgroup.subtree_control", dir);
+        if (read_text(file, on, sizeof(on)) < 0)
+                return 0;
+        while (*p != '\0') {
+                n = strcspn(p, " ");
+                if (n == 0 || n >= sizeof(one))
+                        return 0;
+                memcpy(one, p, n);
+                one[n] = '\0';
+                p += n + (p[n] == ' ');
+                if (!has_word(have, one))
+                        return 0;
+                if (has_word(on, one))
+                        continue;
+                /* Refused with EBUSY when dir has processes of its own (the
+                 * "no internal processes" rule): our own cgroup, as a rule. */
+                snprintf(plus, sizeof(plus), "+%s", one);
+                if (sbx__write_text(file, plus) < 0)
+                        return 0;
+        }
+        return 1;
+}
+
+int sbx__cgroup_v2_base(const char *mnt, const char *own, const char *controller, char *out,
+                        size_t outlen)
+{
+        char dir[SBX_PATH_MAX], file[SBX_PATH_MAX + 32];
+        size_t mlen = strlen(mnt);
+        char *slash;
+
+        if ((size_t) snprintf(dir, sizeof(dir), "%s%s", mnt,
+                              strcmp(own, "/") == 0 ? "" : own) >= sizeof(dir))
+                return -ENAMETOOLONG;
+        for (;;) {
+                /* The delegation boundary: above the first cgroup we may
+                 * not write, nothing is ours to create in. */
+                snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+                if (access(dir, W_OK) < 0 || access(file, W_OK) < 0)
+                        return -ENOENT;
+                /* Moving the child from our cgroup into <dir>/sbx-... needs
+                 * write access to the common ancestor's cgroup.procs: dir
+                 * itself, just checked. */
+                if (v2_carries(dir, controller)) {
+                        if (strlen(dir) >= outlen)
+                                return -ENAMETOOLONG;
+                        memcpy(out, dir, strlen(dir) + 1);
+                        return 0;
+                }
+                slash = strrchr(dir, '/');
+                if (slash == NULL || (size_t) (slash - dir) < mlen)
+                        return -ENOENT;         /* at the mount root */
+                *slash = '\0';
+        }
+}
+
+/* Write one limit (pids: value 0 = "max", tracking only) into dir.
+ * memory also bounds swap (memory.swap.max 0 / memory.memsw = the limit),
+ * so the limit is a total of everything the tree can hold; without swap
+ * accounting only a host without swap keeps it one. */
+static int write_limit(const char *dir, int v2, int memory, uint64_t value)
+{
+        char file[SBX_PATH_MAX + 64], num[32];
+        int r;
 
         if (value == 0)
                 snprintf(num, sizeof(num), "max");
         else
                 snprintf(num, sizeof(num), "%llu", (unsigned long long) value);
-        for (v2 = 1; v2 >= 0; v2--) {
-                if (find_mount(v2, controller, mnt, sizeof(mnt)) < 0 ||
-                    own_path(v2, controller, own, sizeof(own)) < 0)
-                        continue;
-                snprintf(base, sizeof(base), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
-                if (v2) {
-                        snprintf(file, sizeof(file), "%s/cgroup.controllers", base);
-                        if (read_text(file, buf, sizeof(buf)) < 0 || !has_word(buf, controller))
-                                continue;
-                        snprintf(file, sizeof(file), "%s/cgroup.subtree_control", base);
-                        if (read_text(file, buf, sizeof(buf)) < 0)
-                                continue;
-                        if (!has_word(buf, controller)) {
-                                char plus[64];
-
-                                snprintf(plus, sizeof(plus), "+%s", controller);
-                                if (sbx__write_text(file, plus) < 0)
-                                        continue;
-                        }
-                }
-                if (!v2 && strcmp(controller, "memory") == 0) {
-                        /* A v1 memory controller can be mounted yet charge
-                         * nothing (disabled accounting): we are in base and
-                         * use memory, so a zero usage means a limit there
-                         * would never be enforced. */
-                        snprintf(file, sizeof(file), "%s/memory.usage_in_bytes", base);
-                        if (read_text(file, buf, sizeof(buf)) < 0 || strtoull(buf, NULL, 10) == 0)
-                                continue;
-                }
-                if (make_child(base, &dir) < 0)
-                        continue;
-                snprintf(file, sizeof(file), "%s/%s", dir, v2 ? file_v2 : file_v1);
-                r = sbx__write_text(file, num);
-                if (r < 0) {
-                        (void) rmdir(dir);
-                        free(dir);
-                        dir = NULL;
-                        continue;
-                }
-                *dir_out = dir;
-                *v2_out = v2;
-                return 0;
+        snprintf(file, sizeof(file), "%s/%s", dir,
+                 !memory ? "pids.max" : v2 ? "memory.max" : "memory.limit_in_bytes");
+        r = sbx__write_text(file, num);
+        if (r == 0 && memory) {
+                snprintf(file, sizeof(file), "%s/%s", dir,
+                         v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes");
+                r = sbx__write_text(file, v2 ? "0" : num);
+                if (r == -ENOENT && !swap_active())
+                        r = 0;
         }
-        return -ENOENT;
+        return r;
+}
+
+/* One v2 cgroup carrying the requested limits (a process is in exactly one
+ * v2 cgroup, so pids and memory share it): want_pids / want_memory. */
+static int make_v2(int want_pids, uint64_t pids_max, int want_memory, uint64_t memory_max,
+                   char **dir_out)
+{
+        char mnt[SBX_PATH_MAX], own[SBX_PATH_MAX], base[SBX_PATH_MAX];
+        const char *ctls = want_pids && want_memory ? "pids memory" : want_pids ? "pids" : "memory";
+        char *dir = NULL;
+
+        if (find_mount(1, NULL, mnt, sizeof(mnt)) < 0 || own_path(1, NULL, own, sizeof(own)) < 0 ||
+            sbx__cgroup_v2_base(mnt, own, ctls, base, sizeof(base)) < 0 ||
+            make_child(base, &dir) < 0)
+                return -ENOENT;
+        if ((want_pids && write_limit(dir, 1, 0, pids_max) < 0) ||
+            (want_memory && write_limit(dir, 1, 1, memory_max) < 0)) {
+                (void) rmdir(dir);
+                free(dir);
+                return -ENOENT;
+        }
+        *dir_out = dir;
+        return 0;
+}
+
+/* One v1 cgroup in the hierarchy of controller ("pids" or "memory"). */
+static int make_v1(const char *controller, uint64_t value, char **dir_out)
+{
+        char mnt[SBX_PATH_MAX], own[SBX_PATH_MAX], base[SBX_PATH_MAX], buf[64];
+        char file[SBX_PATH_MAX + 32];
+        int memory = strcmp(controller, "memory") == 0;
+        char *dir = NULL;
+
+        if (find_mount(0, controller, mnt, sizeof(mnt)) < 0 ||
+            own_path(0, controller, own, sizeof(own)) < 0 ||
+            (size_t) snprintf(base, sizeof(base), "%s%s", mnt,
+                              strcmp(own, "/") == 0 ? "" : own) >= sizeof(base))
+                return -ENOENT;
+        if (memory) {
+                /* A v1 memory controller can be mounted yet charge nothing
+                 * (disabled accounting): we are in base and use memory, so a
+                 * zero usage means a limit there would never be enforced. */
+                snprintf(file, sizeof(file), "%s/memory.usage_in_bytes", base);
+                if (read_text(file, buf, sizeof(buf)) < 0 || strtoull(buf, NULL, 10) == 0)
+                        return -ENOENT;
+        }
+        if (make_child(base, &dir) < 0)
+                return -ENOENT;
+        if (write_limit(dir, 0, memory, value) < 0) {
+                (void) rmdir(dir);
+                free(dir);
+                return -ENOENT;
+        }
+        *dir_out = dir;
+        return 0;
 }
 
 int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, int track, char **dirs_out)
 {
-        int v2 = 0, r;
+        int want_pids = pids_max > 0 || track, want_memory = memory_max > 0, in_v2 = 0;
 
         dirs_out[0] = dirs_out[1] = NULL;
-        if (pids_max > 0 || track) {
-                /* Tracking only: a pids cgroup without a limit ("max" is
-                 * what a fresh cgroup holds), so every descendant can be
-                 * found and killed when the command is done. */
-                r = pids_max > 0 ? limit_one("pids", "pids.max", "pids.max", pids_max, &dirs_out[0], &v2)
-                                 : limit_one("pids", "pids.max", "pids.max", 0, &dirs_out[0], &v2);
-                if (r < 0)
-                        return r;
-        }
-        if (memory_max > 0) {
-                r = limit_one("memory", "memory.max", "memory.limit_in_bytes", memory_max,
-                              &dirs_out[1], &v2);
-                if (r < 0) {
+        /* v2 first, one cgroup for both; else each limit on its own (v2 for
+         * at most one, as the process can be in one v2 cgroup only; v1 per
+         * hierarchy), so one that no cgroup can carry does not take the
+         * other's away.  Tracking only: a pids cgroup without a limit
+         * ("max" is what a fresh cgroup holds), so every descendant can be
+         * found and killed when the command is done. */
+        if (want_pids && want_memory && make_v2(1, pids_max, 1, memory_max, &dirs_out[0]) == 0) {
+                dirs_out[1] = sbx__strdup(dirs_out[0]);
+                if (dirs_out[1] == NULL) {
                         sbx__cgroup_destroy(dirs_out[0]);
                         free(dirs_out[0]);
                         dirs_out[0] = NULL;
-                        return r;
+                        return -ENOMEM;
                 }
+                return 0;
         }
+        if (want_pids) {
+                if (make_v2(1, pids_max, 0, 0, &dirs_out[0]) == 0)
+                        in_v2 = 1;
+                else
+                        (void) make_v1("pids", pids_max, &dirs_out[0]);
+        }
+        if (want_memory && !(!in_v2 && make_v2(0, 0, 1, memory_max, &dirs_out[1]) == 0))
+                (void) make_v1("memory", memory_max, &dirs_out[1]);
+        if ((want_pids && dirs_out[0] == NULL) || (want_memory && dirs_out[1] == NULL))
+                return -ENOENT;
         return 0;
 }
 

@@ -186,38 +186,46 @@ static sbx_code report_child_failure(const struct sbx__prep *p,
                          path[0] ? "\"" : "", strerror(rep->err));
 }
 
-/* Resource limits: a cgroup where one is writable (v2, else v1); otherwise
- * RLIMIT_NPROC, which the kernel enforces per user and not at all for root
- * -- so root without a cgroup fails closed. */
+/* Resource limits, each on its own: a cgroup where one can be made (v2,
+ * else v1), which is one total for the whole process tree; otherwise an
+ * rlimit.  memory: RLIMIT_AS, per process (a tree of N processes may use N
+ * times the limit), set only without a memory cgroup.  pids: RLIMIT_NPROC,
+ * the kernel's count of the user's processes -- in rung 1's own user
+ * namespace that is the tree (plus its init), on rung 2 every process of
+ * the user on the host -- which does not bind root at all, so root
+ * without a pids cgroup fails closed.  kinds[0] / kinds[1]: how memory /
+ * pids are enforced (sbx_limit_kind). */
 static sbx_code prepare_limits(struct sbx__prep *p, int rung, const sbx_spawn_options *opts,
-                               char **cgdirs, sbx_error *err)
+                               char **cgdirs, int32_t *kinds, sbx_error *err)
 {
+        kinds[0] = kinds[1] = SBX_LIMIT_NONE;
         if (opts->pids_max > 0 || opts->memory_max > 0) {
-                if (sbx__cgroup_prepare(opts->pids_max, opts->memory_max, 0, cgdirs) < 0) {
-                        if (opts->pids_max > 0 && geteuid() == 0)
-                                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
-                                                 "sbx_spawn: a pids limit for root needs a "
-                                                 "writable cgroup (v2 with the pids controller, "
-                                                 "or v1); none was found, refusing to run "
-                                                 "unlimited");
-                        cgdirs[0] = cgdirs[1] = NULL;
-                }
+                (void) sbx__cgroup_prepare(opts->pids_max, opts->memory_max, 0, cgdirs);
+                if (opts->pids_max > 0 && cgdirs[0] == NULL && geteuid() == 0)
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                         "sbx_spawn: a pids limit for root needs a writable "
+                                         "cgroup (v2 with the pids controller, or v1); none was "
+                                         "found, refusing to run unlimited");
         }
         /* Rung 2 has no pid namespace whose end takes every descendant
          * along: where a cgroup can be made, track the command in one and
          * kill what is left when it is reaped.  (Unprivileged without a
          * delegated cgroup, a subreaper monitor does it: child.c.) */
-        if (rung == 2 && cgdirs[0] == NULL && cgdirs[1] == NULL &&
-            sbx__cgroup_prepare(0, 0, 1, cgdirs) < 0)
-                cgdirs[0] = cgdirs[1] = NULL;
-        if (opts->pids_max > 0 && cgdirs[0] == NULL) {
+        if (rung == 2 && cgdirs[0] == NULL && cgdirs[1] == NULL)
+                (void) sbx__cgroup_prepare(0, 0, 1, cgdirs);
+        if (opts->pids_max > 0 && cgdirs[0] != NULL) {
+                kinds[1] = SBX_LIMIT_CGROUP;
+        } else if (opts->pids_max > 0) {
+                kinds[1] = SBX_LIMIT_PER_USER;
                 p->set_nproc = 1;
-                /* Counted per user across the host (the kernel's rule):
-                 * conservative, never looser than asked. */
+                /* Never looser than asked. */
                 p->rl_nproc.rlim_cur = p->rl_nproc.rlim_max =
                         (rlim_t) opts->pids_max + (rung == 1 ? 1 : 0);
         }
-        if (opts->memory_max > 0) {
+        if (opts->memory_max > 0 && cgdirs[1] != NULL) {
+                kinds[0] = SBX_LIMIT_CGROUP;
+        } else if (opts->memory_max > 0) {
+                kinds[0] = SBX_LIMIT_PER_PROCESS;
                 p->set_as = 1;
                 p->rl_as.rlim_cur = p->rl_as.rlim_max = (rlim_t) opts->memory_max;
         }
@@ -264,6 +272,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         char *home = NULL, *home2 = NULL, *scratch = NULL;
         char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
         char *cgdirs[2] = { NULL, NULL };
+        int32_t limit_kinds[2] = { SBX_LIMIT_NONE, SBX_LIMIT_NONE };
         sbx_child *child = NULL;
         uint32_t ll_opts, sc_opts;
         uint64_t ns = 0;
@@ -368,7 +377,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
 
-        r = prepare_limits(&p, rung, opts, cgdirs, err);
+        r = prepare_limits(&p, rung, opts, cgdirs, limit_kinds, err);
         if (r != SBX_OK)
                 goto fail;
 
@@ -480,6 +489,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         child->cgroup[0] = cgdirs[0];
         child->cgroup[1] = cgdirs[1];
         cgdirs[0] = cgdirs[1] = NULL;
+        child->memory_max = opts->memory_max;
+        child->pids_max = opts->pids_max;
+        child->memory_kind = limit_kinds[0];
+        child->pids_kind = limit_kinds[1];
         if (sbx__cgroup_attach(child->cgroup, proc.pid) < 0) {
                 r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, errno,
                               "%s: cannot move the sandbox into its cgroup; the command was not run",
@@ -607,6 +620,11 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
                 return sbx__fail(err, SBX_E_INVALID, 0, "sbx_spawn: the process ignores SIGCHLD "
                                  "(SIG_IGN or SA_NOCLDWAIT), so an unconfined child would be "
                                  "reaped before its status is known; restore SIGCHLD's default");
+        /* Nothing here would apply them: refused rather than run unlimited. */
+        if (opts->memory_max != 0 || opts->pids_max != 0)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "sbx_spawn: an unconfined "
+                                 "plan runs directly and cannot apply memory or pids limits; "
+                                 "refusing to run unlimited");
         envp = sbx__plan_env(plan, src_env, NULL, NULL);
         if (envp == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");

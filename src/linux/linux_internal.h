@@ -158,9 +158,18 @@ int sbx__write_text(const char *path, const char *text);
 /* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
  * limit (dirs_out[1]); a 0 limit is not set.  With track, a pids cgroup is
  * made even without a limit, to find every descendant at the end.  v2 where
- * usable, else v1.  0, or -ENOENT when no writable cgroup can carry what
- * was asked (then nothing is left behind). */
+ * usable, else v1.  Each is made on its own: 0 when every requested one
+ * exists, -ENOENT when some could not be made (its entry is NULL; the
+ * others are kept and are the caller's to destroy). */
 int sbx__cgroup_prepare(uint64_t pids_max, uint64_t memory_max, int track, char **dirs_out);
+/* The v2 cgroup directory (below mount point mnt) to create a per-spawn
+ * cgroup carrying controller in: our own cgroup `own` ("/..." as in
+ * /proc/self/cgroup) or its nearest ancestor that can carry it, never
+ * above the first one we cannot write (the delegation boundary).  0 with
+ * out filled, -ENOENT or -ENAMETOOLONG.  May enable the controller in the
+ * chosen cgroup's cgroup.subtree_control. */
+int sbx__cgroup_v2_base(const char *mnt, const char *own, const char *controller, char *out,
+                        size_t outlen);
 /* Move pid into every prepared cgroup.  0 or -errno. */
 int sbx__cgroup_attach(char *const *dirs, pid_t pid);
 /* Kill what is left inside and remove the cgroup (bounded retries). */
