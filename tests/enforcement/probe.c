@@ -152,6 +152,63 @@ static int alloc_mb(long mb)
         return 0;
 }
 
+/* alloc-tree: n processes at once, each holding mb MiB it touched.  0 once
+ * all hold their memory together; EAGAIN when one could not (its mmap
+ * failed, or it was killed: a memory total for the tree). */
+static int tree_pipe = -1;
+
+static void tree_child_gone(int sig)
+{
+        (void) sig;
+        (void) !write(tree_pipe, "x", 1);
+}
+
+static int alloc_tree(int n, long mb)
+{
+        int res[2], hold[2], i, ok = 0, st;
+        struct sigaction sa;
+        char c;
+
+        TRY(pipe2(res, O_CLOEXEC));
+        TRY(pipe2(hold, O_CLOEXEC));
+        tree_pipe = res[1];
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = tree_child_gone;
+        sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+        TRY(sigaction(SIGCHLD, &sa, NULL));
+        for (i = 0; i < n; i++) {
+                pid_t p = fork();
+
+                if (p == 0) {
+                        close(hold[1]);
+                        if (alloc_mb(mb) != 0)
+                                _exit(1);
+                        (void) !write(res[1], "k", 1);
+                        while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+                                ;
+                        _exit(0);
+                }
+                if (p < 0)
+                        return fail();
+        }
+        /* Every child says "k" once it holds its memory; a child that ends
+         * before the hold is released (failed or killed) makes an "x". */
+        while (ok < n) {
+                ssize_t r = read(res[0], &c, 1);
+
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0 || c != 'k')
+                        break;
+                ok++;
+        }
+        close(hold[1]);
+        while (wait(&st) > 0)
+                ;
+        printf("%d\n", ok);
+        return ok == n ? 0 : EAGAIN;
+}
+
 /* "3" -> 3; anything that is not a small decimal number -> -1. */
 static int fd_arg(const char *s)
 {
@@ -645,6 +702,10 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "alloc") == 0) {
                 NEED(1);
                 return alloc_mb(atol(a));
+        }
+        if (strcmp(cmd, "alloc-tree") == 0) {
+                NEED(2);
+                return alloc_tree(atoi(a), atol(b));
         }
         if (strcmp(cmd, "exec") == 0) {
                 NEED(1);

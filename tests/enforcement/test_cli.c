@@ -423,7 +423,7 @@ static void test_cli__write_outside_workspace_fails(void **state)
                                  path_exists(target) ? "EXISTS" : "absent");
                 /* The sandbox said no, and the marker says so. */
                 assert_non_null(strstr(r.err,
-                                       "[sandbox: file access denied under workspace-write mode]"));
+                                       "[sandbox: file write denied under workspace-write mode]"));
                 result_free(&r);
         }
 }
@@ -449,7 +449,7 @@ static void test_cli__write_inside_needs_workspace_write(void **state)
                         fail_msg("[%s] read-only mode wrote the workspace: status %d",
                                  bname(backends[i]), r.status);
                 assert_non_null(strstr(r.err,
-                                       "[sandbox: file access denied under read-only mode]"));
+                                       "[sandbox: file write denied under read-only mode]"));
                 result_free(&r);
 
                 run_b(backends[i], rw, NULL, &r);

@@ -551,7 +551,53 @@ struct explain {
         uint32_t required, achieved;
         const char *const *argv;        /* the confined argv, or NULL */
         const char *plan_text;
+        int limits_known;               /* limits: what a spawn with them got */
+        sbx_limits_report limits;
 };
+
+/* What each way of enforcing a limit means, for --explain. */
+static const char *limit_kind_text(int32_t kind)
+{
+        switch (kind) {
+        case SBX_LIMIT_CGROUP:
+                return "one total for the whole process tree";
+        case SBX_LIMIT_PER_PROCESS:
+                return "RLIMIT_AS, each process on its own: N processes may use N times it";
+        case SBX_LIMIT_PER_USER:
+                return "RLIMIT_NPROC, the kernel's count of the user's processes";
+        default:
+                return "not applied";
+        }
+}
+
+/* One limit: "memory-limit: 1048576 bytes, cgroup (...)" or JSON. */
+static void print_limit(FILE *f, const char *name, uint64_t asked, const char *unit,
+                        const struct explain *x, int32_t kind)
+{
+        if (json_mode) {
+                fprintf(f, "\"%s\":", name);
+                if (asked == 0) {
+                        fputs("null", f);
+                        return;
+                }
+                fprintf(f, "{\"max\":%" PRIu64 ",\"enforcement\":", asked);
+                if (x->limits_known)
+                        json_str(f, sbx_limit_kind_name(kind));
+                else
+                        fputs("null", f);
+                fputc('}', f);
+                return;
+        }
+        fprintf(f, "%s-limit: ", name);
+        if (asked == 0)
+                fputs("none\n", f);
+        else if (!x->limits_known)
+                fprintf(f, "%" PRIu64 "%s, enforcement unknown (the sandbox could not start)\n",
+                        asked, unit);
+        else
+                fprintf(f, "%" PRIu64 "%s, %s (%s)\n", asked, unit, sbx_limit_kind_name(kind),
+                        limit_kind_text(kind));
+}
 
 static void print_explain(const struct explain *x)
 {
@@ -588,7 +634,11 @@ static void print_explain(const struct explain *x)
                 } else {
                         fputs("null", f);
                 }
-                fputs(",\"plan\":[", f);
+                fputs(",\"limits\":{", f);
+                print_limit(f, "memory", x->o->memory, "", x, x->limits.memory_kind);
+                fputc(',', f);
+                print_limit(f, "pids", x->o->pids, "", x, x->limits.pids_kind);
+                fputs("},\"plan\":[", f);
                 for (line = x->plan_text, i = 0; line != NULL && *line != '\0'; i++) {
                         char *copy;
                         size_t len;
@@ -626,6 +676,8 @@ static void print_explain(const struct explain *x)
                 }
                 fputc('\n', f);
         }
+        print_limit(f, "memory", x->o->memory, " bytes", x, x->limits.memory_kind);
+        print_limit(f, "pids", x->o->pids, " processes", x, x->limits.pids_kind);
         fputs("plan:\n", f);
         for (line = x->plan_text; line != NULL && *line != '\0';) {
                 nl = strchr(line, '\n');
@@ -985,6 +1037,25 @@ int main(int argc, char **argv)
                                 x.backend = "unavailable";
                         }
                 }
+                /* How the limits are enforced is learnt by doing: `true`
+                 * started with them, as the command would be. */
+                if (r == SBX_OK && (o.memory > 0 || o.pids > 0)) {
+                        sbx_child *probe = NULL;
+
+                        so.memory_max = o.memory;
+                        so.pids_max = o.pids;
+                        r = sbx_spawn(plan, probe_argv, &so, &probe, &e);
+                        if (r == SBX_OK) {
+                                g.child = probe;
+                                x.limits = (sbx_limits_report) SBX_LIMITS_REPORT_INIT;
+                                x.limits_known = sbx_child_limits(probe, &x.limits, NULL) ==
+                                                 SBX_OK;
+                                /* The spawn applied them: resource-limits. */
+                                if (sbx_child_report(probe, &rep, NULL) == SBX_OK)
+                                        x.achieved |= rep.achieved & SBX_G_RESOURCE_LIMITS;
+                                (void) sbx_child_wait(probe, &wstatus, NULL);
+                        }
+                }
                 print_explain(&x);
                 if (r != SBX_OK)
                         die_err(&e);
@@ -1030,19 +1101,17 @@ int main(int argc, char **argv)
                 die_err(&e);
         status = exit_status_of(wstatus);
         if (status != 0 && piped) {
-                const char *const *sigs;
-                size_t n;
-                int denied = 0;
-                char marker[SBX_DENIAL_MARKER_MAX];
+                int32_t cls = SBX_DENIAL_NONE;
+                char marker[SBX_DENIAL_CLASS_MARKER_MAX];
 
                 if (confined != NULL)
                         check_runner_failure(confined, status, &tail, cmd[0]);
-                sigs = confined != NULL ? sbx_confined_argv_denial_signatures(confined, &n) : NULL;
-                if (sigs == NULL)
-                        n = 0;
-                if (sbx_denied_by_sandbox(status, tail.buf, tail.len, sigs, n, &denied, NULL,
-                                          NULL) == SBX_OK && denied &&
-                    sbx_denial_marker(o.mode, marker, sizeof(marker), NULL) == SBX_OK) {
+                /* The marker only for what the sandbox denied, naming it. */
+                if (sbx_plan_denial(plan, confined != NULL ? sbx_confined_argv_backend(confined)
+                                                           : SBX_BACKEND_AUTO,
+                                    so.cwd, status, tail.buf, tail.len, &cls, NULL) == SBX_OK &&
+                    cls != SBX_DENIAL_NONE &&
+                    sbx_denial_class_marker(cls, o.mode, marker, sizeof(marker), NULL) == SBX_OK) {
                         fprintf(stderr, "%s\n", marker);
                         fflush(stderr);
                 }
