@@ -60,6 +60,29 @@ static void scratch_entry(const char *dir, char *out, size_t len)
         closedir(d);
 }
 
+/* 1 if a cgroup named "sbx-<pid>-*" exists below dir (depth-bounded). */
+static int cgroup_of(const char *dir, long pid, int depth)
+{
+        char prefix[32], sub[4096];
+        struct dirent *e;
+        DIR *d;
+        int found = 0;
+
+        if (depth > 8 || (d = opendir(dir)) == NULL)
+                return 0;
+        snprintf(prefix, sizeof(prefix), "sbx-%ld-", pid);
+        while (!found && (e = readdir(d)) != NULL) {
+                if (e->d_type != DT_DIR || e->d_name[0] == '.')
+                        continue;
+                if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+                        found = 1;
+                else if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < (int) sizeof(sub))
+                        found = cgroup_of(sub, pid, depth + 1);
+        }
+        closedir(d);
+        return found;
+}
+
 static pid_t start_cli(const char *cli, const char *tmp, const char *ws, const char *cmd,
                        int out_fd)
 {
@@ -87,7 +110,7 @@ static void test_host_killed(void **state)
         char base[] = "/var/tmp/sbx-killed-XXXXXX", tmp[4096], ws[4096], entry[256];
         char buf[64];
         int pfd[2], st;
-        pid_t host, inner = 0;
+        pid_t host, inner = 0, dead_host;
         long deadline;
         ssize_t n;
 
@@ -118,6 +141,7 @@ static void test_host_killed(void **state)
         assert_true(entry[0] != '\0');
 
         /* kill -9 of the host: the tree follows, without a reaper. */
+        dead_host = host;
         assert_int_equal(kill(host, SIGKILL), 0);
         assert_int_equal(waitpid(host, &st, 0), host);
         deadline = now_ms() + WAIT_MS;
@@ -135,6 +159,9 @@ static void test_host_killed(void **state)
         scratch_entry(tmp, entry, sizeof(entry));
         if (entry[0] != '\0')
                 fail_msg("the killed host's scratch directory %s/%s is still there", tmp, entry);
+        /* ... and its per-spawn cgroup (root gets a tracking cgroup). */
+        if (cgroup_of("/sys/fs/cgroup", (long) dead_host, 0))
+                fail_msg("the killed host's cgroup sbx-%ld-* is still there", (long) dead_host);
         (void) rmdir(tmp);
         (void) rmdir(ws);
         (void) rmdir(base);
