@@ -534,9 +534,14 @@ typedef struct sbx_root_access {
  * accepted as the first layout) plus a workspace root is the most
  * restrictive profile: nothing readable or writable, no network, no
  * commands, isolated HOME, sandboxed.
+ *
+ * Version 2 appends force_workspace, accept_unprotected_git and
+ * unix_sockets.  Versions 0 and 1 (the first layout, which ends at
+ * ack_unconfined) stay accepted: the appended fields are then never read
+ * and count as 0 / NULL.  Since: 0.1 (version 2 fields: 0.2).
  */
 typedef struct sbx_profile_config {
-        uint32_t version;               /* SBX_PROFILE_CONFIG_VERSION (or 0) */
+        uint32_t version;               /* SBX_PROFILE_CONFIG_VERSION (or 0, 1) */
         const char *workspace_root;     /* canonical absolute path, required */
         int32_t  workspace_read;        /* sbx_access */
         int32_t  workspace_write;       /* sbx_access */
@@ -549,10 +554,19 @@ typedef struct sbx_profile_config {
         const sbx_root_access *additional_roots;
         size_t   n_additional_roots;
         int32_t  ack_unconfined;        /* 1 = acknowledged; required with UNCONFINED */
+        /* ---- version 2 ---- */
+        int32_t  force_workspace;       /* 1 = allow a workspace root that is /, a home
+                                           directory or an ancestor of one */
+        int32_t  accept_unprotected_git; /* 1 = run a workspace-write profile on a backend
+                                           that cannot protect git (it then does not
+                                           claim protected-paths) */
+        const char *const *unix_sockets; /* host pathname unix sockets the command may
+                                           connect to (canonical absolute paths) */
+        size_t   n_unix_sockets;        /* at most 64 */
 } sbx_profile_config;
-#define SBX_PROFILE_CONFIG_VERSION 1u
+#define SBX_PROFILE_CONFIG_VERSION 2u
 #define SBX_PROFILE_CONFIG_INIT \
-        { SBX_PROFILE_CONFIG_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0 }
+        { SBX_PROFILE_CONFIG_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0 }
 /* Fill *cfg as SBX_PROFILE_CONFIG_INIT does, for binding generators (cffi,
  * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
 SBX_API void sbx_profile_config_init(sbx_profile_config *cfg);
@@ -568,15 +582,25 @@ typedef struct sbx_profile sbx_profile;
  * non-canonical, duplicated, or the workspace root itself; unconfined
  * without ack, or with any filesystem/network field (additional roots
  * included) other than Allow, or with an isolated HOME; ack without
- * unconfined.  Errors also: SBX_E_RANGE, SBX_E_IO (the root could not be
- * examined), SBX_E_NOMEM.  Rules and reasons: docs/profiles.md.
+ * unconfined; force_workspace or accept_unprotected_git other than 0/1; a
+ * unix socket path that is NULL, non-canonical or duplicated.  A sandboxed
+ * profile whose workspace is readable and whose root is "/", a home
+ * directory or an ancestor of one is refused (the message names
+ * force_workspace) unless force_workspace is 1.  Well-known secret
+ * locations (~/.ssh, ~/.aws, ...) of every home directory inside a
+ * readable root are hidden in the plan, forced or not (docs/secrets.md).
+ * Errors also: SBX_E_RANGE (more than 256 roots, 64 unix sockets), SBX_E_IO
+ * (a root, HOME or /etc/passwd could not be examined), SBX_E_NOMEM.  Rules
+ * and reasons: docs/profiles.md.
  */
 SBX_API sbx_code sbx_profile_new(const sbx_profile_config *cfg, sbx_profile **out,
                                  sbx_error *err);
 SBX_API void sbx_profile_free(sbx_profile *profile);
 /* Borrowed canonical workspace root; NULL for NULL. */
 SBX_API const char *sbx_profile_workspace_root(const sbx_profile *profile);
-/* The profile's normalized configuration (borrowed strings). */
+/* The profile's normalized configuration (borrowed strings).  Fills only
+ * the fields of the layout out->version names (0 or 1: up to
+ * ack_unconfined; 2: everything); out->version is left as it is. */
 SBX_API sbx_code sbx_profile_config_get(const sbx_profile *profile, sbx_profile_config *out,
                                         sbx_error *err);
 
@@ -585,7 +609,9 @@ SBX_API sbx_code sbx_profile_config_get(const sbx_profile *profile, sbx_profile_
  * base (or ceiling) for any capability and any path, keeping base's
  * workspace root.  Roots configured in either are kept, each with the
  * minimum of what both profiles give it.  Sandboxed < unconfined,
- * isolated < real HOME.  No file-system access.  Errors: SBX_E_INVALID,
+ * isolated < real HOME; force_workspace and accept_unprotected_git are the
+ * minimum, unix_sockets the intersection, the hidden secret locations the
+ * union.  No file-system access.  Errors: SBX_E_INVALID,
  * SBX_E_RANGE (more than 256 roots combined), SBX_E_NOMEM.
  */
 SBX_API sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceiling,

@@ -220,6 +220,7 @@ static int origin_rank(uint32_t origin)
         case SBX__ORIGIN_HOST:
                 return 1;
         case SBX__ORIGIN_PROTECTED:
+        case SBX__ORIGIN_SECRET:
                 return 2;
         default:
                 return 3;
@@ -427,6 +428,15 @@ static int build_rules(const sbx_profile *p, struct rules *r)
                                 return rc;
                 }
         }
+        /* Well-known secret locations (~/.ssh, ~/.aws...) of the home
+         * directories inside readable roots stay hidden (docs/secrets.md). */
+        for (k = 0; k < p->n_secrets; k++) {
+                if (!sbx__profile_secret_applies(p, &p->secrets[k]))
+                        continue;
+                rc = rules_add(r, p->secrets[k].path, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET);
+                if (rc < 0)
+                        return rc;
+        }
         for (k = 0; k < SBX__ARRAY_SIZE(runtime_paths); k++) {
                 if (runtime_paths[k].loader && host_readable)
                         continue;
@@ -469,7 +479,8 @@ static uint32_t required_for(const sbx_profile *p, const struct sbx_plan *plan)
 
                 if (ri->origin == SBX__ORIGIN_PROTECTED)
                         protected_rule = 1;
-                if (ri->origin != SBX__ORIGIN_WORKSPACE && ri->origin != SBX__ORIGIN_ADDITIONAL)
+                if (ri->origin != SBX__ORIGIN_WORKSPACE && ri->origin != SBX__ORIGIN_ADDITIONAL &&
+                    ri->origin != SBX__ORIGIN_SECRET)
                         continue;
                 /* Ancestors sort before their descendants. */
                 for (j = 0; j < i; j++) {
@@ -834,6 +845,8 @@ static const char *origin_text(uint32_t o)
                 return "protected";
         case SBX__ORIGIN_RUNTIME:
                 return "runtime";
+        case SBX__ORIGIN_SECRET:
+                return "secret";
         default:
                 return "invalid";
         }

@@ -31,6 +31,7 @@
 #define SBX__ORIGIN_ADDITIONAL 3u  /* a configured additional root */
 #define SBX__ORIGIN_PROTECTED  4u  /* <writable root>/.git and what discovery adds */
 #define SBX__ORIGIN_RUNTIME    5u  /* loader, libraries, /dev/null...: a backend necessity */
+#define SBX__ORIGIN_SECRET     6u  /* a home's well-known secret location: hidden (access 0) */
 
 /* The network decision. */
 #define SBX__NET_DENY              1  /* private network namespace, loopback only */

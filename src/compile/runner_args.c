@@ -105,6 +105,20 @@ sbx_code sbx__runner_format(const sbx_profile *profile, int32_t backend,
                 sbx__strv_push(&s, v);
                 free(v);
         }
+        /* Version-2 fields, only when not the default (the argv of every
+         * other profile stays as it was). */
+        if (cfg.force_workspace) {
+                sbx__strv_push(&s, "--force-workspace");
+                sbx__strv_push(&s, "1");
+        }
+        if (cfg.accept_unprotected_git) {
+                sbx__strv_push(&s, "--accept-unprotected-git");
+                sbx__strv_push(&s, "1");
+        }
+        for (i = 0; i < cfg.n_unix_sockets; i++) {
+                sbx__strv_push(&s, "--unix-socket");
+                sbx__strv_push(&s, cfg.unix_sockets[i]);
+        }
         if (limits != NULL && limits->memory_max > 0) {
                 sbx__strv_push(&s, "--memory");
                 push_u64(&s, limits->memory_max);
@@ -186,11 +200,16 @@ void sbx__runner_args_free(struct sbx__runner_args *a)
         a->roots = NULL;
         a->cfg.additional_roots = NULL;
         a->cfg.n_additional_roots = 0;
+        free(a->sockets);
+        a->sockets = NULL;
+        a->cfg.unix_sockets = NULL;
+        a->cfg.n_unix_sockets = 0;
 }
 
 enum flag_id {
         F_BACKEND, F_WORKSPACE, F_WS_READ, F_WS_WRITE, F_HOST_READ, F_HOST_WRITE, F_NETWORK,
-        F_COMMAND, F_HOME, F_ISOLATION, F_MEMORY, F_PIDS, F_ROOT, F__COUNT
+        F_COMMAND, F_HOME, F_ISOLATION, F_MEMORY, F_PIDS, F_ROOT, F_FORCE_WS, F_ACCEPT_GIT,
+        F_UNIX_SOCKET, F__COUNT
 };
 
 static const struct {
@@ -210,6 +229,9 @@ static const struct {
         [F_MEMORY] = { "--memory", 0 },
         [F_PIDS] = { "--pids", 0 },
         [F_ROOT] = { "--root", 0 },
+        [F_FORCE_WS] = { "--force-workspace", 0 },
+        [F_ACCEPT_GIT] = { "--accept-unprotected-git", 0 },
+        [F_UNIX_SOCKET] = { "--unix-socket", 0 },
 };
 
 sbx_code sbx__runner_parse(int argc, const char *const *argv, struct sbx__runner_args *out,
@@ -247,7 +269,7 @@ sbx_code sbx__runner_parse(int argc, const char *const *argv, struct sbx__runner
                         goto fail;
                 }
                 val = argv[i + 1];
-                if (k != F_ROOT && seen[k]) {
+                if (k != F_ROOT && k != F_UNIX_SOCKET && seen[k]) {
                         r = sbx__fail(err, SBX_E_INVALID, 0, "%s: %s given twice", fn, flag);
                         goto fail;
                 }
@@ -337,6 +359,31 @@ sbx_code sbx__runner_parse(int argc, const char *const *argv, struct sbx__runner
                         n_roots++;
                         a.cfg.additional_roots = a.roots;
                         a.cfg.n_additional_roots = n_roots;
+                        break;
+                }
+                case F_FORCE_WS:
+                        if (strcmp(val, "1") != 0)
+                                goto bad_value;
+                        a.cfg.force_workspace = 1;
+                        break;
+                case F_ACCEPT_GIT:
+                        if (strcmp(val, "1") != 0)
+                                goto bad_value;
+                        a.cfg.accept_unprotected_git = 1;
+                        break;
+                case F_UNIX_SOCKET: {
+                        const char **v;
+
+                        if (a.cfg.n_unix_sockets >= SBX__RUNNER_MAX_SOCKETS)
+                                goto bad_value;
+                        v = realloc(a.sockets, (a.cfg.n_unix_sockets + 1) * sizeof(*v));
+                        if (v == NULL) {
+                                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                                goto fail;
+                        }
+                        a.sockets = v;
+                        a.sockets[a.cfg.n_unix_sockets++] = val;
+                        a.cfg.unix_sockets = a.sockets;
                         break;
                 }
                 case F__COUNT:

@@ -26,6 +26,8 @@
  *          --home isolated|real
  *          --isolation sandboxed
  *          [--root PATH:READ:WRITE]...      (READ/WRITE = deny|gated|allow)
+ *          [--force-workspace 1] [--accept-unprotected-git 1]
+ *          [--unix-socket PATH]...          (at most SBX__RUNNER_MAX_SOCKETS)
  *          [--memory BYTES] [--pids N]      (decimal, > 0)
  *          -- COMMAND [ARGS...]
  *
@@ -33,6 +35,9 @@
  * appear exactly once, in any order.  A --root value is split at its last
  * two ':' (so a path may itself contain ':').  Anything else is an error.
  */
+
+/* More --unix-socket flags than a profile may hold are refused early. */
+#define SBX__RUNNER_MAX_SOCKETS 64
 
 struct sbx__runner_limits {
         uint64_t memory_max;    /* bytes; 0 = none */
@@ -50,6 +55,7 @@ sbx_code sbx__runner_format(const sbx_profile *profile, int32_t backend,
 struct sbx__runner_args {
         sbx_profile_config cfg;         /* strings borrow from the parsed argv */
         sbx_root_access   *roots;       /* malloc'd, cfg.additional_roots */
+        const char       **sockets;     /* malloc'd, cfg.unix_sockets (strings borrowed) */
         int32_t            backend;     /* SBX_BACKEND_NATIVE or _LANDLOCK */
         struct sbx__runner_limits limits;
         const char *const *command;     /* borrows: the argv after "--" */

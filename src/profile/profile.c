@@ -5,19 +5,18 @@
  *
  * Everything here is pure except the canonical-root check of
  * sbx_profile_new / sbx_profile_from_mode, which consults the file system
- * through sbx__path_canonical_buf (symlink components are not canonical).
- * Rules and reasons: docs/profiles.md.
+ * through sbx__path_canonical_buf (symlink components are not canonical),
+ * and the broad-workspace check and secret locations (secrets.c).  The
+ * fingerprint is in fingerprint.c.  Rules and reasons: docs/profiles.md.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <nettle/sha2.h>
-#include <nettle/version.h>
 
 #include "paths/paths_internal.h"
 #include "profile/profile_internal.h"
@@ -50,12 +49,12 @@ const char *sbx_access_name(int32_t access)
         return access_is_valid(access) ? access_names[access] : "invalid";
 }
 
-static const char *home_name(int32_t h)
+const char *sbx__profile_home_name(int32_t h)
 {
         return (h == SBX_HOME_ISOLATED || h == SBX_HOME_REAL) ? home_names[h] : "invalid";
 }
 
-static const char *isolation_name(int32_t i)
+const char *sbx__profile_isolation_name(int32_t i)
 {
         return (i == SBX_ISOLATION_SANDBOXED || i == SBX_ISOLATION_UNCONFINED) ?
                isolation_names[i] : "invalid";
@@ -221,6 +220,75 @@ static void root_what(char *what, size_t sz, size_t i, const char *field)
         (void) snprintf(what, sz, "additional_roots[%zu].%s", i, field);
 }
 
+/*
+ * The version-2 fields of cfg, or their defaults (0, NULL) for the first
+ * layout (versions 0 and 1), which ends at ack_unconfined: those fields are
+ * then never read.
+ */
+struct cfg_v2 {
+        int32_t force_workspace;
+        int32_t accept_unprotected_git;
+        const char *const *unix_sockets;
+        size_t n_unix_sockets;
+};
+
+static struct cfg_v2 cfg_v2_of(const sbx_profile_config *cfg)
+{
+        struct cfg_v2 v = { 0, 0, NULL, 0 };
+
+        if (cfg->version >= 2) {
+                v.force_workspace = cfg->force_workspace;
+                v.accept_unprotected_git = cfg->accept_unprotected_git;
+                v.unix_sockets = cfg->unix_sockets;
+                v.n_unix_sockets = cfg->n_unix_sockets;
+        }
+        return v;
+}
+
+static sbx_code check_flag(const char *fn, const char *what, int32_t v, sbx_error *err)
+{
+        if (v != 0 && v != 1)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: %s is %d; must be 0 or 1", fn,
+                                 what, (int) v);
+        return SBX_OK;
+}
+
+/* The version-2 fields (syntax only; the file system check is in
+ * profile_build). */
+static sbx_code check_v2(const char *fn, const sbx_profile_config *cfg, sbx_error *err)
+{
+        struct cfg_v2 v = cfg_v2_of(cfg);
+        char what[48];
+        size_t i, j;
+        sbx_code c;
+
+        c = check_flag(fn, "force_workspace", v.force_workspace, err);
+        if (c == SBX_OK)
+                c = check_flag(fn, "accept_unprotected_git", v.accept_unprotected_git, err);
+        if (c != SBX_OK)
+                return c;
+        if (v.n_unix_sockets > SBX__PROFILE_MAX_UNIX_SOCKETS)
+                return sbx__fail(err, SBX_E_RANGE, 0,
+                                 "%s: n_unix_sockets is %zu; at most %d are allowed", fn,
+                                 v.n_unix_sockets, SBX__PROFILE_MAX_UNIX_SOCKETS);
+        if (v.n_unix_sockets > 0 && v.unix_sockets == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "%s: unix_sockets is NULL but n_unix_sockets is %zu", fn,
+                                 v.n_unix_sockets);
+        for (i = 0; i < v.n_unix_sockets; i++) {
+                (void) snprintf(what, sizeof(what), "unix_sockets[%zu]", i);
+                c = check_path_syntax(fn, what, v.unix_sockets[i], err);
+                if (c != SBX_OK)
+                        return c;
+                for (j = 0; j < i; j++)
+                        if (strcmp(v.unix_sockets[i], v.unix_sockets[j]) == 0)
+                                return sbx__fail(err, SBX_E_INVALID, 0,
+                                                 "%s: %s duplicates unix_sockets[%zu]", fn,
+                                                 what, j);
+        }
+        return SBX_OK;
+}
+
 /* Every rule of sbx_profile_new except the file system check. */
 static sbx_code check_config(const char *fn, const sbx_profile_config *cfg, sbx_error *err)
 {
@@ -241,7 +309,7 @@ static sbx_code check_config(const char *fn, const sbx_profile_config *cfg, sbx_
         size_t i, j;
         sbx_code c;
 
-        if (cfg->version != 0 && cfg->version != SBX_PROFILE_CONFIG_VERSION)
+        if (cfg->version > SBX_PROFILE_CONFIG_VERSION)
                 return sbx__fail(err, SBX_E_INVALID, 0,
                                  "%s: cfg->version is %u; must be SBX_PROFILE_CONFIG_VERSION "
                                  "(use SBX_PROFILE_CONFIG_INIT)", fn, (unsigned) cfg->version);
@@ -319,6 +387,9 @@ static sbx_code check_config(const char *fn, const sbx_profile_config *cfg, sbx_
                         }
                 }
         }
+        c = check_v2(fn, cfg, err);
+        if (c != SBX_OK)
+                return c;
 
         if (cfg->isolation == SBX_ISOLATION_UNCONFINED) {
                 if (cfg->ack_unconfined != 1)
@@ -383,8 +454,18 @@ void sbx_profile_free(sbx_profile *profile)
                         free(profile->roots[i].path);
         free(profile->roots);
         free(profile->view);
+        if (profile->unix_sockets != NULL)
+                for (i = 0; i < profile->n_unix_sockets; i++)
+                        free(profile->unix_sockets[i]);
+        free(profile->unix_sockets);
+        sbx__profile_secrets_free(profile->secrets, profile->n_secrets);
         free(profile->workspace_root);
         free(profile);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
 /*
@@ -395,10 +476,12 @@ void sbx_profile_free(sbx_profile *profile)
  * profile is a snapshot and restrict does no I/O).
  */
 static sbx_code profile_build(const char *fn, const sbx_profile_config *cfg, int resolve,
-                              sbx_profile **out, sbx_error *err)
+                              const struct sbx__home_set *homes, sbx_profile **out,
+                              sbx_error *err)
 {
+        struct cfg_v2 v;
         char what[64];
-        sbx_profile *p;
+        sbx_profile *p = NULL;
         size_t i, n;
         sbx_code c;
 
@@ -418,6 +501,15 @@ static sbx_code profile_build(const char *fn, const sbx_profile_config *cfg, int
                 for (i = 0; i < n; i++) {
                         root_what(what, sizeof(what), i, "path");
                         c = check_path_resolves(fn, what, cfg->additional_roots[i].path, err);
+                        if (c != SBX_OK)
+                                return c;
+                }
+        }
+        v = cfg_v2_of(cfg);
+        if (resolve) {
+                for (i = 0; i < v.n_unix_sockets; i++) {
+                        (void) snprintf(what, sizeof(what), "unix_sockets[%zu]", i);
+                        c = check_path_resolves(fn, what, v.unix_sockets[i], err);
                         if (c != SBX_OK)
                                 return c;
                 }
@@ -458,6 +550,29 @@ static sbx_code profile_build(const char *fn, const sbx_profile_config *cfg, int
                         p->view[i].write = p->roots[i].write;
                 }
         }
+        p->force_workspace = v.force_workspace;
+        p->accept_unprotected_git = v.accept_unprotected_git;
+        if (v.n_unix_sockets > 0) {
+                p->unix_sockets = calloc(v.n_unix_sockets, sizeof(*p->unix_sockets));
+                if (p->unix_sockets == NULL)
+                        goto nomem;
+                p->n_unix_sockets = v.n_unix_sockets;
+                for (i = 0; i < v.n_unix_sockets; i++) {
+                        p->unix_sockets[i] = sbx__strdup(v.unix_sockets[i]);
+                        if (p->unix_sockets[i] == NULL)
+                                goto nomem;
+                }
+                qsort(p->unix_sockets, v.n_unix_sockets, sizeof(*p->unix_sockets), cmp_str);
+        }
+        /* The workspace check and the secrets consult the host: only for
+         * sbx_profile_new (restrict takes its inputs' secrets). */
+        if (resolve) {
+                c = sbx__profile_find_secrets(fn, p, homes, err);
+                if (c != SBX_OK) {
+                        sbx_profile_free(p);
+                        return c;
+                }
+        }
         *out = p;
         return SBX_OK;
 nomem:
@@ -467,7 +582,18 @@ nomem:
 
 sbx_code sbx_profile_new(const sbx_profile_config *cfg, sbx_profile **out, sbx_error *err)
 {
-        return profile_build("sbx_profile_new", cfg, 1, out, err);
+        return profile_build("sbx_profile_new", cfg, 1, NULL, out, err);
+}
+
+sbx_code sbx__profile_new_with_homes(const sbx_profile_config *cfg, const char *const *homes,
+                                     size_t n_homes, sbx_profile **out, sbx_error *err)
+{
+        struct sbx__home_set hs = { homes, n_homes };
+
+        if (n_homes > 0 && homes == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx__profile_new_with_homes: homes "
+                                 "is NULL");
+        return profile_build("sbx_profile_new", cfg, 1, &hs, out, err);
 }
 
 const char *sbx_profile_workspace_root(const sbx_profile *profile)
@@ -485,10 +611,11 @@ sbx_code sbx_profile_config_get(const sbx_profile *profile, sbx_profile_config *
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: profile is NULL", fn);
         if (out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: out is NULL", fn);
-        if (out->version != 0 && out->version != SBX_PROFILE_CONFIG_VERSION)
+        if (out->version > SBX_PROFILE_CONFIG_VERSION)
                 return sbx__fail(err, SBX_E_INVALID, 0,
                                  "%s: out->version is %u; must be SBX_PROFILE_CONFIG_VERSION "
                                  "(use SBX_PROFILE_CONFIG_INIT)", fn, (unsigned) out->version);
+        cfg.version = out->version;
         cfg.workspace_root = profile->workspace_root;
         cfg.workspace_read = profile->workspace_read;
         cfg.workspace_write = profile->workspace_write;
@@ -501,8 +628,32 @@ sbx_code sbx_profile_config_get(const sbx_profile *profile, sbx_profile_config *
         cfg.additional_roots = profile->n_roots > 0 ? profile->view : NULL;
         cfg.n_additional_roots = profile->n_roots;
         cfg.ack_unconfined = profile->ack_unconfined;
-        *out = cfg;
+        cfg.force_workspace = profile->force_workspace;
+        cfg.accept_unprotected_git = profile->accept_unprotected_git;
+        cfg.unix_sockets = (const char *const *) profile->unix_sockets;
+        cfg.n_unix_sockets = profile->n_unix_sockets;
+        if (out->version >= 2)
+                *out = cfg;
+        else    /* the first layout: nothing past ack_unconfined is written */
+                memcpy(out, &cfg, offsetof(sbx_profile_config, force_workspace));
         return SBX_OK;
+}
+
+int32_t sbx__profile_force_workspace(const sbx_profile *p)
+{
+        return p != NULL ? p->force_workspace : 0;
+}
+
+int32_t sbx__profile_accept_unprotected_git(const sbx_profile *p)
+{
+        return p != NULL ? p->accept_unprotected_git : 0;
+}
+
+const char *const *sbx__profile_unix_sockets(const sbx_profile *p, size_t *n_out)
+{
+        if (n_out != NULL)
+                *n_out = p != NULL ? p->n_unix_sockets : 0;
+        return p != NULL ? (const char *const *) p->unix_sockets : NULL;
 }
 
 /* ------------------------------------------------------- path access */
@@ -540,6 +691,28 @@ int32_t sbx__profile_path_access(const sbx_profile *p, const char *path, int wri
         return write ? w : r;
 }
 
+const char *sbx__profile_deepest_root(const sbx_profile *p, const char *path)
+{
+        const char *best = NULL;
+        size_t best_len = 0, i;
+
+        if (p == NULL || path == NULL)
+                return NULL;
+        if (sbx__path_has_prefix(path, p->workspace_root)) {
+                best = p->workspace_root;
+                best_len = strlen(best);
+        }
+        for (i = 0; i < p->n_roots; i++) {
+                size_t len = strlen(p->roots[i].path);
+
+                if (len > best_len && sbx__path_has_prefix(path, p->roots[i].path)) {
+                        best = p->roots[i].path;
+                        best_len = len;
+                }
+        }
+        return best;
+}
+
 /* ------------------------------------------------------------- restrict */
 
 static int in_list(const char *const *v, size_t n, const char *s)
@@ -567,10 +740,12 @@ sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceilin
 {
         const char *fn = "sbx_profile_restrict";
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
-        const char **pts;
+        const char **pts, **socks = NULL;
         sbx_root_access *ra;
-        size_t n = 0, cap, i;
+        struct sbx_profile_secret *sec = NULL;
+        size_t n = 0, cap, i, n_socks = 0, n_sec = 0;
         sbx_code c;
+        int rc;
 
         if (base == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: base is NULL", fn);
@@ -625,12 +800,49 @@ sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceilin
         cfg.ack_unconfined = cfg.isolation == SBX_ISOLATION_UNCONFINED ? 1 : 0;
         cfg.additional_roots = n > 0 ? ra : NULL;
         cfg.n_additional_roots = n;
+        /* Never wider: forced / accepted only if both are, the sockets both
+         * allow, and every secret either hides. */
+        cfg.force_workspace = min32(base->force_workspace, ceiling->force_workspace);
+        cfg.accept_unprotected_git = min32(base->accept_unprotected_git,
+                                           ceiling->accept_unprotected_git);
+        if (base->n_unix_sockets > 0) {
+                socks = calloc(base->n_unix_sockets, sizeof(*socks));
+                if (socks == NULL) {
+                        c = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                        goto out;
+                }
+        }
+        for (i = 0; i < base->n_unix_sockets; i++)
+                if (in_list((const char *const *) ceiling->unix_sockets, ceiling->n_unix_sockets,
+                            base->unix_sockets[i]))
+                        socks[n_socks++] = base->unix_sockets[i];
+        cfg.unix_sockets = n_socks > 0 ? socks : NULL;
+        cfg.n_unix_sockets = n_socks;
+        rc = sbx__profile_secrets_union(base, ceiling, &sec, &n_sec);
+        if (rc == -ERANGE) {
+                c = sbx__fail(err, SBX_E_RANGE, 0,
+                              "%s: the union has more than %d secret locations", fn,
+                              SBX__PROFILE_MAX_SECRETS);
+                goto out;
+        }
+        if (rc < 0) {
+                c = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto out;
+        }
 
         /* Both inputs were valid, so this cannot fail validation; it is
          * checked anyway so that no invalid profile can ever exist. */
-        c = profile_build(fn, &cfg, 0, out, err);
+        c = profile_build(fn, &cfg, 0, NULL, out, err);
         SBX__INVARIANT(c == SBX_OK || c == SBX_E_NOMEM,
                        "sbx_profile_restrict built an invalid profile (%s)", sbx_code_name(c));
+        if (c == SBX_OK) {
+                (*out)->secrets = sec;
+                (*out)->n_secrets = n_sec;
+                sec = NULL;
+        }
+out:
+        sbx__profile_secrets_free(sec, n_sec);
+        free(socks);
         free(pts);
         free(ra);
         return c;
@@ -677,7 +889,7 @@ static sbx_code from_mode(const char *fn, int32_t mode, const char *workspace_ro
                                  "%s: mode is %d; must be read-only (1), workspace-write (2) "
                                  "or danger-full-access (3)", fn, (int) mode);
         }
-        return profile_build(fn, &cfg, 1, out, err);
+        return profile_build(fn, &cfg, 1, NULL, out, err);
 }
 
 sbx_code sbx_profile_from_mode(int32_t mode, const char *workspace_root, sbx_profile **out,
@@ -716,111 +928,4 @@ sbx_code sbx_profile_from_preset(const sbx_preset *preset, const char *workspace
                                  "sbx_preset_custom", fn, (int) preset->id,
                                  sbx_preset_name(id));
         return from_mode(fn, preset->sandbox_mode, workspace_root, out, err);
-}
-
-/* ----------------------------------------------------------- fingerprint */
-
-static void fp_bytes(struct sha256_ctx *ctx, const char *s, size_t n)
-{
-        sha256_update(ctx, n, (const uint8_t *) s);
-}
-
-static void fp_str(struct sha256_ctx *ctx, const char *s)
-{
-        fp_bytes(ctx, s, strlen(s));
-}
-
-/* "<decimal length>:<bytes>": no path can forge a line or a field. */
-static void fp_path(struct sha256_ctx *ctx, const char *path)
-{
-        char num[32];
-        size_t n = strlen(path);
-
-        (void) snprintf(num, sizeof(num), "%zu:", n);
-        fp_str(ctx, num);
-        fp_bytes(ctx, path, n);
-}
-
-static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
-{
-        fp_str(ctx, key);
-        fp_str(ctx, "=");
-        fp_str(ctx, value);
-        fp_str(ctx, "\n");
-}
-
-/*
- * The serialization (docs/profiles.md, "Fingerprint"):
- *
- *   sbx-profile-v1
- *   workspace_root=<len>:<path>
- *   workspace_read=<access>      (deny | gated | allow)
- *   workspace_write=<access>
- *   host_read=<access>
- *   host_write=<access>
- *   network=<access>
- *   command=<access>
- *   home=<isolated | real>
- *   isolation=<sandboxed | unconfined>
- *   ack_unconfined=<0 | 1>
- *   roots=<n>
- *   root=<len>:<path> read=<access> write=<access>     n times, by strcmp
- *
- * every line ending in "\n".
- */
-sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
-                                 sbx_error *err)
-{
-        static const char hex[] = "0123456789abcdef";
-        const char *fn = "sbx_profile_fingerprint";
-        uint8_t digest[SHA256_DIGEST_SIZE];
-        struct sha256_ctx ctx;
-        char num[32];
-        size_t i;
-
-        if (profile == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: profile is NULL", fn);
-        if (buf == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: buf is NULL", fn);
-        if (buflen < SBX_FINGERPRINT_SIZE)
-                return sbx__fail(err, SBX_E_RANGE, 0,
-                                 "%s: buflen is %zu; SBX_FINGERPRINT_SIZE (%d) bytes are needed",
-                                 fn, buflen, SBX_FINGERPRINT_SIZE);
-
-        sha256_init(&ctx);
-        fp_str(&ctx, "sbx-profile-v1\n");
-        fp_str(&ctx, "workspace_root=");
-        fp_path(&ctx, profile->workspace_root);
-        fp_str(&ctx, "\n");
-        fp_line(&ctx, "workspace_read", sbx_access_name(profile->workspace_read));
-        fp_line(&ctx, "workspace_write", sbx_access_name(profile->workspace_write));
-        fp_line(&ctx, "host_read", sbx_access_name(profile->host_read));
-        fp_line(&ctx, "host_write", sbx_access_name(profile->host_write));
-        fp_line(&ctx, "network", sbx_access_name(profile->network));
-        fp_line(&ctx, "command", sbx_access_name(profile->command));
-        fp_line(&ctx, "home", home_name(profile->home));
-        fp_line(&ctx, "isolation", isolation_name(profile->isolation));
-        fp_line(&ctx, "ack_unconfined", profile->ack_unconfined ? "1" : "0");
-        (void) snprintf(num, sizeof(num), "%zu", profile->n_roots);
-        fp_line(&ctx, "roots", num);
-        for (i = 0; i < profile->n_roots; i++) {
-                fp_str(&ctx, "root=");
-                fp_path(&ctx, profile->roots[i].path);
-                fp_str(&ctx, " read=");
-                fp_str(&ctx, sbx_access_name(profile->roots[i].read));
-                fp_str(&ctx, " write=");
-                fp_str(&ctx, sbx_access_name(profile->roots[i].write));
-                fp_str(&ctx, "\n");
-        }
-#if NETTLE_VERSION_MAJOR >= 4
-        sha256_digest(&ctx, digest);
-#else
-        sha256_digest(&ctx, sizeof(digest), digest);
-#endif
-        for (i = 0; i < sizeof(digest); i++) {
-                buf[2 * i] = hex[digest[i] >> 4];
-                buf[2 * i + 1] = hex[digest[i] & 0x0f];
-        }
-        buf[2 * sizeof(digest)] = '\0';
-        return SBX_OK;
 }

@@ -15,6 +15,13 @@
 /* The longest command.execute scope, in bytes (sandbox.h). */
 #define SBX__COMMAND_MAX 65536
 
+/* At most this many unix sockets in a profile: SBX_E_RANGE beyond. */
+#define SBX__PROFILE_MAX_UNIX_SOCKETS 64
+
+/* At most this many hidden secret locations in a profile (secrets.c):
+ * SBX_E_RANGE beyond, rather than a profile that hides less. */
+#define SBX__PROFILE_MAX_SECRETS 4096
+
 /* One configured additional root (canonical path, its own access). */
 struct sbx_profile_root {
         char   *path;
@@ -23,9 +30,21 @@ struct sbx_profile_root {
 };
 
 /*
+ * One well-known secret location of a home directory that lies inside a
+ * configured root (secrets.c, docs/secrets.md): the plan hides it and all
+ * below it (a tree rule with access 0) where the plan makes it readable.
+ */
+struct sbx_profile_secret {
+        char   *path;           /* canonical absolute */
+        char   *home;           /* the home directory it belongs to (canonical) */
+        int32_t account;        /* 1: home is the account's own (password database) */
+};
+
+/*
  * A validated, immutable profile.  Every field is normalized: the roots are
  * sorted by strcmp(path) and never include the workspace root; an
- * unconfined profile has every filesystem/network field Allow.
+ * unconfined profile has every filesystem/network field Allow; the unix
+ * sockets and the secrets are sorted by strcmp(path) without duplicates.
  */
 struct sbx_profile {
         char   *workspace_root;         /* canonical */
@@ -41,7 +60,22 @@ struct sbx_profile {
         struct sbx_profile_root *roots; /* sorted by path */
         size_t  n_roots;
         sbx_root_access *view;          /* n_roots entries for sbx_profile_config_get */
+        /* version 2 of the config */
+        int32_t force_workspace;        /* 0 or 1 */
+        int32_t accept_unprotected_git; /* 0 or 1 */
+        char  **unix_sockets;           /* sorted, canonical; NULL when none */
+        size_t  n_unix_sockets;
+        /* derived from the host when the profile was built (secrets.c) */
+        struct sbx_profile_secret *secrets;     /* sorted by path */
+        size_t  n_secrets;
 };
+
+/* Internal accessors of the version-2 fields (for the backends). */
+int32_t sbx__profile_force_workspace(const sbx_profile *p);
+int32_t sbx__profile_accept_unprotected_git(const sbx_profile *p);
+/* The unix sockets (borrowed, sorted), *n_out their number (n_out may be
+ * NULL); NULL when there are none. */
+const char *const *sbx__profile_unix_sockets(const sbx_profile *p, size_t *n_out);
 
 /*
  * The access a canonical path has for reading (write = 0) or writing
@@ -49,6 +83,59 @@ struct sbx_profile {
  * and the workspace root) wins, else the host access.  Pure.
  */
 int32_t sbx__profile_path_access(const sbx_profile *p, const char *path, int write);
+
+/*
+ * The deepest configured root (the workspace root or an additional root)
+ * containing the canonical path, or NULL when only the host access applies.
+ * Borrowed.  Pure.
+ */
+const char *sbx__profile_deepest_root(const sbx_profile *p, const char *path);
+
+/* ----------------------------------------------------------- secrets.c */
+
+/* An explicit set of home directories (canonical absolute paths, taken as
+ * given: they need not exist), in place of the host's. */
+struct sbx__home_set {
+        const char *const *homes;
+        size_t n;
+};
+
+/*
+ * The broad-workspace check and the secret locations of sbx_profile_new
+ * (file system access: HOME, the password database, /etc/passwd, lstat):
+ * refuses a workspace root that is "/", a home directory or an ancestor of
+ * one unless p->force_workspace (SBX_E_INVALID naming force_workspace), and
+ * fills p->secrets.  p is fully built otherwise.  homes NULL: the host's
+ * homes; otherwise exactly those, each treated as the caller's own (every
+ * table entry).  Errors: SBX_E_INVALID, SBX_E_IO (HOME or /etc/passwd
+ * cannot be examined), SBX_E_RANGE, SBX_E_NOMEM.
+ */
+sbx_code sbx__profile_find_secrets(const char *fn, sbx_profile *p,
+                                   const struct sbx__home_set *homes, sbx_error *err);
+
+/* sbx_profile_new with the home set given instead of read from the host,
+ * so that tests (the plan goldens) control it.  Not for production use. */
+sbx_code sbx__profile_new_with_homes(const sbx_profile_config *cfg, const char *const *homes,
+                                     size_t n_homes, sbx_profile **out, sbx_error *err);
+
+/* 1 if the plan of p hides secret s (docs/secrets.md): the plan makes it
+ * readable (read Allow) through a configured root, and it is not inside
+ * the account's home while an isolated HOME hides that home wholesale.
+ * Pure. */
+int sbx__profile_secret_applies(const sbx_profile *p, const struct sbx_profile_secret *s);
+
+/* Free n secrets and the array (NULL-safe). */
+void sbx__profile_secrets_free(struct sbx_profile_secret *v, size_t n);
+
+/* The union of a's and b's secrets into *out (sorted, no duplicates).
+ * 0, -ENOMEM or -ERANGE (more than SBX__PROFILE_MAX_SECRETS). */
+int sbx__profile_secrets_union(const sbx_profile *a, const sbx_profile *b,
+                               struct sbx_profile_secret **out, size_t *n_out);
+
+/* The number of entries of the secret table and entry i's suffix below a
+ * home ("/.ssh") and whether it is a directory (for docs and tests). */
+size_t sbx__secret_table_size(void);
+const char *sbx__secret_table_entry(size_t i, int32_t *dir_out);
 
 enum path_syntax {
         PATH_OK = 0,
@@ -60,6 +147,10 @@ enum path_syntax {
         PATH_DOT,
         PATH_DOTDOT
 };
+
+/* "isolated" | "real", "sandboxed" | "unconfined"; "invalid" otherwise. */
+const char *sbx__profile_home_name(int32_t h);
+const char *sbx__profile_isolation_name(int32_t i);
 
 /* Shared by profile.c and access.c. */
 const char *sbx__path_syntax_text(enum path_syntax s);

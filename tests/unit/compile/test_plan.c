@@ -15,6 +15,7 @@
 
 #include "compile/plan_internal.h"
 #include "paths/paths_internal.h"
+#include "profile/profile_internal.h"
 
 #define G "/nonexistent-sbx-golden"
 #define WS G "/ws"
@@ -861,10 +862,16 @@ static void test_plan__root_workspace_replaces_host_rule(void **state)
 {
         sbx_profile_config cfg = base_config();
         sbx_plan *plan;
+        sbx_profile *p = NULL;
         (void) state;
 
+        /* "/" needs force_workspace; with no home directories given, the
+         * plan has no secret rules (every host home is below "/"). */
         cfg.workspace_root = "/";
-        plan = plan_of(&cfg);
+        cfg.force_workspace = 1;
+        assert_int_equal(sbx__profile_new_with_homes(&cfg, NULL, 0, &p, NULL), SBX_OK);
+        plan = plan_of_profile(p);
+        sbx_profile_free(p);
         assert_describe(plan,
                 SANDBOXED_HEAD("allow", "deny", "scratch")
                 "fs / tree rwx workspace\n"

@@ -122,7 +122,8 @@ static void test_runner_args__mode_profiles_round_trip(void **state)
 static void test_runner_args__every_field_round_trips(void **state)
 {
         char *ws = path_in("/ws"), *r1 = path_in("/a:b:c"), *r2 = path_in("/data"),
-             *r3 = path_in("/ws/secret");
+             *r3 = path_in("/ws/secret"), *s1 = path_in("/run:x.sock"), *s2 = path_in("/a.sock");
+        const char *socks[2];
         sbx_root_access roots[3];
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
         sbx_profile *p = NULL;
@@ -149,6 +150,18 @@ static void test_runner_args__every_field_round_trips(void **state)
         round_trip(p, SBX_BACKEND_LANDLOCK, 0, 1);
         sbx_profile_free(p);
 
+        /* The version-2 fields (each changes the fingerprint). */
+        socks[0] = s1;
+        socks[1] = s2;
+        cfg.force_workspace = 1;
+        cfg.accept_unprotected_git = 1;
+        cfg.unix_sockets = socks;
+        cfg.n_unix_sockets = 2;
+        if (sbx_profile_new(&cfg, &p, &e) != SBX_OK)
+                fail_msg("%s", e.message);
+        round_trip(p, SBX_BACKEND_NATIVE, 0, 0);
+        sbx_profile_free(p);
+
         /* The most restrictive profile: everything deny. */
         memset(&cfg, 0, sizeof(cfg));
         cfg.workspace_root = ws;
@@ -159,6 +172,8 @@ static void test_runner_args__every_field_round_trips(void **state)
         sbx_free(r1);
         sbx_free(r2);
         sbx_free(r3);
+        sbx_free(s1);
+        sbx_free(s2);
 }
 
 static void test_runner_args__format_refuses_what_has_no_runner(void **state)

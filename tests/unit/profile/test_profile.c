@@ -169,11 +169,13 @@ static void test_profile__access_name(void **state)
 
 static void test_profile__zero_config_is_most_restrictive(void **state)
 {
-        sbx_profile_config cfg = { 0, WS, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0 };
+        sbx_profile_config cfg;
         sbx_profile_config got = SBX_PROFILE_CONFIG_INIT;
         sbx_profile *p;
 
         (void) state;
+        memset(&cfg, 0, sizeof(cfg));
+        cfg.workspace_root = WS;
         p = must_new(&cfg);     /* version 0 is the first layout */
         assert_string_equal(sbx_profile_workspace_root(p), WS);
         assert_ptr_not_equal(sbx_profile_workspace_root(p), cfg.workspace_root);
@@ -210,7 +212,7 @@ static void test_profile__new_rejects_bad_version(void **state)
         sbx_profile_config cfg = gated_cfg();
 
         (void) state;
-        cfg.version = 2;
+        cfg.version = 3;
         expect_new_fails(&cfg, SBX_E_INVALID, "cfg->version");
         cfg.version = UINT32_MAX;
         expect_new_fails(&cfg, SBX_E_INVALID, "cfg->version");
@@ -610,7 +612,7 @@ static void test_profile__config_get_arguments(void **state)
         p = must_new(&cfg);
         assert_sbx_fails(sbx_profile_config_get(NULL, &got, err), SBX_E_INVALID, "profile");
         assert_sbx_fails(sbx_profile_config_get(p, NULL, err), SBX_E_INVALID, "out");
-        got.version = 2;
+        got.version = 3;
         got.workspace_read = 77;
         assert_sbx_fails(sbx_profile_config_get(p, &got, err), SBX_E_INVALID, "out->version");
         assert_int_equal(got.workspace_read, 77);       /* untouched */
@@ -636,6 +638,9 @@ static void test_profile__root_slash_is_accepted(void **state)
 
         (void) state;
         cfg.workspace_root = "/";
+        /* A readable "/" workspace is refused unless forced. */
+        expect_new_fails(&cfg, SBX_E_INVALID, "force_workspace");
+        cfg.force_workspace = 1;
         p = must_new(&cfg);
         assert_int_equal(sbx__profile_path_access(p, "/etc", 0), SBX_ACCESS_GATED);
         sbx_profile_free(p);

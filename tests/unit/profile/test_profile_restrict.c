@@ -12,7 +12,9 @@
  *   roots) with the minimum of both profiles' access there;
  *   restrict(r, c) and restrict(r, b) have r's fingerprint (idempotent);
  *   restrict(b, b) has b's fingerprint;
- *   restrict(c, b) grants the same access as r.
+ *   restrict(c, b) grants the same access as r;
+ *   force_workspace and accept_unprotected_git are the minimum, the unix
+ *   sockets (from T/s0.sock, T/s1.sock, T/s2.sock) the intersection.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -31,8 +33,9 @@ static char T[PATH_MAX];
 static char sentinel_storage;
 #define SENTINEL ((sbx_profile *) &sentinel_storage)
 
-enum { N_UNIVERSE = 6, N_PROBES = 13, MAX_RANDOM_ROOTS = 4 };
+enum { N_UNIVERSE = 6, N_PROBES = 13, MAX_RANDOM_ROOTS = 4, N_SOCKETS = 3 };
 static char universe[N_UNIVERSE][PATH_MAX];
+static char sockets[N_SOCKETS][PATH_MAX];
 static char probes[N_PROBES][PATH_MAX];
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -71,6 +74,9 @@ static int setup(void **state)
         }
         for (i = 0; i < SBX__ARRAY_SIZE(extra); i++)
                 (void) snprintf(probes[n++], PATH_MAX, "%s%s", T, extra[i]);
+        for (i = 0; i < N_SOCKETS; i++)
+                if (snprintf(sockets[i], PATH_MAX, "%.4000s/s%zu.sock", T, i) >= PATH_MAX)
+                        return -1;
         (void) snprintf(probes[n++], PATH_MAX, "/");
         (void) snprintf(probes[n++], PATH_MAX, "/etc");
         return n == N_PROBES ? 0 : -1;
@@ -337,6 +343,7 @@ static void random_rw(int32_t *r, int32_t *w)
 static sbx_profile *random_profile(void)
 {
         sbx_root_access roots[MAX_RANDOM_ROOTS];
+        const char *socks[N_SOCKETS];
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
         int used[N_UNIVERSE] = { 0 };
         size_t ws = rnd(N_UNIVERSE), n = rnd(MAX_RANDOM_ROOTS + 1), i, k;
@@ -360,6 +367,12 @@ static sbx_profile *random_profile(void)
         cfg.additional_roots = n > 0 ? roots : NULL;
         cfg.n_additional_roots = n;
         cfg.command = (int32_t) rnd(3);
+        cfg.force_workspace = (int32_t) rnd(2);
+        cfg.accept_unprotected_git = (int32_t) rnd(2);
+        for (i = 0; i < N_SOCKETS; i++)
+                if (rnd(2))
+                        socks[cfg.n_unix_sockets++] = sockets[N_SOCKETS - 1 - i];
+        cfg.unix_sockets = cfg.n_unix_sockets > 0 ? socks : NULL;
         if (unconfined) {
                 cfg.workspace_read = cfg.workspace_write = SBX_ACCESS_ALLOW;
                 cfg.host_read = cfg.host_write = SBX_ACCESS_ALLOW;
@@ -387,6 +400,16 @@ static int is_point(const sbx_profile *p, const char *path)
                 return 1;
         for (i = 0; i < got.n_additional_roots; i++)
                 if (strcmp(got.additional_roots[i].path, path) == 0)
+                        return 1;
+        return 0;
+}
+
+static int has_socket(const sbx_profile_config *cfg, const char *path)
+{
+        size_t i;
+
+        for (i = 0; i < cfg->n_unix_sockets; i++)
+                if (strcmp(cfg->unix_sockets[i], path) == 0)
                         return 1;
         return 0;
 }
@@ -448,6 +471,13 @@ static void check_pair(const sbx_profile *b, const sbx_profile *c, unsigned iter
         assert_int_equal(gr.home, min32(gb.home, gc.home));
         assert_int_equal(gr.isolation, min32(gb.isolation, gc.isolation));
         assert_int_equal(gr.ack_unconfined, gr.isolation == SBX_ISOLATION_UNCONFINED);
+        assert_int_equal(gr.force_workspace, min32(gb.force_workspace, gc.force_workspace));
+        assert_int_equal(gr.accept_unprotected_git,
+                         min32(gb.accept_unprotected_git, gc.accept_unprotected_git));
+        for (i = 0; i < N_SOCKETS; i++)
+                assert_int_equal(has_socket(&gr, sockets[i]),
+                                 has_socket(&gb, sockets[i]) && has_socket(&gc, sockets[i]));
+        assert_true(gr.n_unix_sockets <= gb.n_unix_sockets);
 
         /* idempotent, and restricting by something wider changes nothing */
         fingerprint(r, f1);
