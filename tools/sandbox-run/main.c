@@ -7,6 +7,8 @@
  *               [--allow-read PATH]... [--allow-write PATH]...
  *               [--backend auto|native|landlock|bwrap]
  *               [--memory BYTES] [--pids N] [--explain] [--json]
+ *               [--force-workspace] [--accept-unprotected-git]
+ *               [--allow-unix PATH]...
  *               -- CMD [ARGS...]
  *
  * Uses only the public header.  Exit status: the command's (128 + signal
@@ -24,7 +26,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 #define EXIT_NOTFOUND 127
 #define TAIL_MAX     (64 * 1024)               /* stderr kept for the denial check */
 #define MAX_EXTRA    256
+#define MAX_UNIX     64                        /* as many as a profile holds */
 
 struct extra_root {
         char *path;             /* canonical, sbx_free */
@@ -59,6 +61,9 @@ struct opts {
         int explain;
         int json;
         int force_workspace;    /* --force-workspace: allow /, a home or its ancestor */
+        int accept_unprotected_git;     /* --accept-unprotected-git */
+        char *unix_sockets[MAX_UNIX];   /* --allow-unix, canonical, sbx_free */
+        size_t n_unix;
         char **command;
 };
 
@@ -86,9 +91,12 @@ static void release_all(void)
         sbx_plan_free(g.plan);
         sbx_profile_free(g.profile);
         sbx_free(g.ws);
-        if (g.opts != NULL)
+        if (g.opts != NULL) {
                 for (i = 0; i < g.opts->n_extra; i++)
                         sbx_free(g.opts->extra[i].path);
+                for (i = 0; i < g.opts->n_unix; i++)
+                        sbx_free(g.opts->unix_sockets[i]);
+        }
         memset(&g, 0, sizeof(g));
 }
 
@@ -225,45 +233,9 @@ static void usage(FILE *f)
               "                   [--allow-read PATH]... [--allow-write PATH]...\n"
               "                   [--backend auto|native|landlock|bwrap]\n"
               "                   [--memory BYTES] [--pids N] [--explain] [--json]\n"
-              "                   [--force-workspace]\n"
+              "                   [--force-workspace] [--accept-unprotected-git]\n"
+              "                   [--allow-unix PATH]...\n"
               "                   -- CMD [ARGS...]\n", f);
-}
-
-/* 1 if dir equals path or is an ancestor of it (both canonical). */
-static int covers(const char *dir, const char *path)
-{
-        size_t n = strlen(dir);
-
-        if (strcmp(dir, "/") == 0)
-                return 1;
-        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* Why ws is too broad to be a workspace, or NULL: "/", a home directory
- * ($HOME or the account's) or an ancestor of one. */
-static const char *broad_workspace(const char *ws)
-{
-        const char *homes[2] = { getenv("HOME"), NULL };
-        const char *why = NULL;
-        struct passwd *pw = getpwuid(geteuid());
-        size_t i;
-
-        if (strcmp(ws, "/") == 0)
-                return "/";
-        if (pw != NULL)
-                homes[1] = pw->pw_dir;
-        for (i = 0; i < 2 && why == NULL; i++) {
-                char *h = NULL;
-
-                if (homes[i] == NULL || homes[i][0] != '/' ||
-                    sbx_path_canonical(homes[i], &h, NULL) != SBX_OK)
-                        continue;
-                if (strcmp(h, "/") != 0 && covers(ws, h))
-                        why = strcmp(ws, h) == 0 ? "a home directory"
-                                                 : "an ancestor of a home directory";
-                sbx_free(h);
-        }
-        return why;
 }
 
 /* --------------------------------------------------------------- options */
@@ -339,6 +311,23 @@ static void add_extra(struct opts *o, const char *arg, int write)
         o->n_extra++;
 }
 
+/* --allow-unix PATH: canonical, each once. */
+static void add_unix(struct opts *o, const char *arg)
+{
+        char *path = canonical_arg("--allow-unix", arg);
+        size_t i;
+
+        for (i = 0; i < o->n_unix; i++) {
+                if (strcmp(o->unix_sockets[i], path) == 0) {
+                        sbx_free(path);
+                        return;
+                }
+        }
+        if (o->n_unix == MAX_UNIX)
+                die(EXIT_FAIL, SBX_E_RANGE, "too many --allow-unix paths (at most 64)");
+        o->unix_sockets[o->n_unix++] = path;
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
         int i;
@@ -381,6 +370,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
                         o->force_workspace = 1;
                         continue;
                 }
+                if (strcmp(a, "--accept-unprotected-git") == 0) {
+                        o->accept_unprotected_git = 1;
+                        continue;
+                }
                 eq = strchr(a, '=');
                 nl = eq != NULL ? (size_t) (eq - a) : strlen(a);
                 if (nl >= sizeof(name)) {
@@ -413,6 +406,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
                         add_extra(o, val, 0);
                 } else if (strcmp(name, "--allow-write") == 0) {
                         add_extra(o, val, 1);
+                } else if (strcmp(name, "--allow-unix") == 0) {
+                        add_unix(o, val);
                 } else if (strcmp(name, "--backend") == 0) {
                         if (sbx_backend_parse(val, &o->backend, NULL) != SBX_OK ||
                             o->backend == SBX_BACKEND_UNAVAILABLE)
@@ -446,6 +441,12 @@ bad:
 
 /* ------------------------------------------------------------- profile */
 
+/* The mode's configuration is sbx_profile_from_mode's own, read off a
+ * profile built on this placeholder root (canonical, nothing there, no
+ * home below it), so that the flags -- --force-workspace among them --
+ * apply before the real workspace root is validated. */
+#define TEMPLATE_ROOT "/nonexistent-sandbox-run"
+
 static sbx_profile *build_profile(const struct opts *o, const char *ws)
 {
         sbx_root_access roots[MAX_EXTRA];
@@ -454,13 +455,19 @@ static sbx_profile *build_profile(const struct opts *o, const char *ws)
         sbx_error e = { 0, 0, { 0 } };
         size_t i, n = 0;
 
-        if (sbx_profile_from_mode(o->mode, ws, &base, &e) != SBX_OK)
+        if (sbx_profile_from_mode(o->mode, o->mode == SBX_MODE_DANGER_FULL_ACCESS ? ws
+                                           : TEMPLATE_ROOT, &base, &e) != SBX_OK)
                 die_err(&e);
         g.profile = base;
         if (o->mode == SBX_MODE_DANGER_FULL_ACCESS)
                 return base;
         if (sbx_profile_config_get(base, &cfg, &e) != SBX_OK)
                 die_err(&e);
+        cfg.workspace_root = ws;
+        cfg.force_workspace = o->force_workspace;
+        cfg.accept_unprotected_git = o->accept_unprotected_git;
+        cfg.unix_sockets = o->n_unix > 0 ? (const char *const *) o->unix_sockets : NULL;
+        cfg.n_unix_sockets = o->n_unix;
         if (o->network >= 0)
                 cfg.network = o->network;
         for (i = 0; i < o->n_extra; i++) {
@@ -477,8 +484,16 @@ static sbx_profile *build_profile(const struct opts *o, const char *ws)
         }
         cfg.additional_roots = n > 0 ? roots : NULL;
         cfg.n_additional_roots = n;
-        if (sbx_profile_new(&cfg, &p, &e) != SBX_OK)
+        if (sbx_profile_new(&cfg, &p, &e) != SBX_OK) {
+                /* The library refuses a workspace that is /, a home
+                 * directory or an ancestor of one unless forced. */
+                if (e.code == SBX_E_INVALID && strstr(e.message, "force_workspace") != NULL) {
+                        say(e.code, "%s (run from a project directory, pass --workspace DIR, "
+                            "or --force-workspace to run there anyway)", e.message);
+                        exit(EXIT_FAIL);
+                }
                 die_err(&e);
+        }
         sbx_profile_free(base);
         g.profile = p;
         return p;
@@ -599,6 +614,36 @@ static void print_limit(FILE *f, const char *name, uint64_t asked, const char *u
                         limit_kind_text(kind));
 }
 
+/* The profile's force_workspace, accept_unprotected_git and unix_sockets
+ * (text lines, or JSON members after a comma). */
+static void print_v2_fields(FILE *f)
+{
+        sbx_profile_config c = SBX_PROFILE_CONFIG_INIT;
+        size_t i;
+
+        if (g.profile == NULL || sbx_profile_config_get(g.profile, &c, NULL) != SBX_OK)
+                c = (sbx_profile_config) SBX_PROFILE_CONFIG_INIT;
+        if (json_mode) {
+                fprintf(f, ",\"force_workspace\":%s,\"accept_unprotected_git\":%s,"
+                        "\"unix_sockets\":[", c.force_workspace ? "true" : "false",
+                        c.accept_unprotected_git ? "true" : "false");
+                for (i = 0; i < c.n_unix_sockets; i++) {
+                        fputs(i > 0 ? "," : "", f);
+                        json_str(f, c.unix_sockets[i]);
+                }
+                fputc(']', f);
+                return;
+        }
+        fprintf(f, "force-workspace: %s\n", c.force_workspace ? "yes" : "no");
+        fprintf(f, "accept-unprotected-git: %s\n", c.accept_unprotected_git ? "yes" : "no");
+        fputs("unix-sockets:", f);
+        for (i = 0; i < c.n_unix_sockets; i++) {
+                fputc(' ', f);
+                print_shell_word(f, c.unix_sockets[i]);
+        }
+        fputs(c.n_unix_sockets == 0 ? " none\n" : "\n", f);
+}
+
 static void print_explain(const struct explain *x)
 {
         FILE *f = stdout;
@@ -612,6 +657,7 @@ static void print_explain(const struct explain *x)
                 json_str(f, x->ws);
                 fputs(",\"network\":", f);
                 json_str(f, sbx_access_name(x->network));
+                print_v2_fields(f);
                 fputs(",\"backend\":", f);
                 if (x->backend != NULL)
                         json_str(f, x->backend);
@@ -660,6 +706,7 @@ static void print_explain(const struct explain *x)
         fprintf(f, "mode: %s\n", sbx_mode_name(x->o->mode));
         fprintf(f, "workspace: %s\n", x->ws);
         fprintf(f, "network: %s\n", sbx_access_name(x->network));
+        print_v2_fields(f);
         fprintf(f, "backend: %s\n", x->backend != NULL ? x->backend
                                     : "none (unconfined: the command runs directly)");
         fprintf(f, "enforcement: %s\n", enforcement_name(x->enforcement));
@@ -952,20 +999,9 @@ int main(int argc, char **argv)
         }
 
         /* A workspace that is /, a home directory or an ancestor of one
-         * would hand the command the user's dotfiles and keys (~/.bashrc
-         * writable, ~/.ssh readable) or the whole system: refused unless
-         * asked for. */
-        if (o.mode != SBX_MODE_DANGER_FULL_ACCESS && !o.force_workspace) {
-                const char *why = broad_workspace(ws);
-
-                if (why != NULL) {
-                        say(SBX_E_INVALID, "workspace %s is %s; the sandbox would expose it to "
-                            "the command (run from a project directory, pass --workspace DIR, "
-                            "or --force-workspace to run there anyway)", ws, why);
-                        return EXIT_FAIL;
-                }
-        }
-
+         * would hand the command the user's dotfiles and keys: the library
+         * refuses it unless --force-workspace sets force_workspace
+         * (build_profile), and hides ~/.ssh and the like even then. */
         if (o.mode == SBX_MODE_DANGER_FULL_ACCESS) {
                 if (o.network == SBX_ACCESS_DENY || o.n_extra > 0 || o.backend >= 0 ||
                     o.memory > 0 || o.pids > 0)
