@@ -281,13 +281,16 @@ static int emit_rule(struct sbx__prep *p, const struct sbx_plan_fs_rule *rule, i
                 return 0;
         }
         if (rule->access == 0) {
-                /* Carve-out: hide it behind an empty read-only object. */
+                /* Carve-out: hide it behind an empty read-only object.  A
+                 * path that is not in the new root at all (below a scratch
+                 * /tmp, or outside every bound rule) is hidden already:
+                 * the ops are optional (ENOENT/ENOTDIR are success). */
                 if (S_ISDIR(st.st_mode))
                         OP(OP_TMPFS, NULL, nr(p, path), "mode=0000,size=4k",
-                           MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, 0);
+                           MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, 1);
                 else
-                        OP(OP_BIND, sbx__prep_str(p, "/empty", NULL), nr(p, path), NULL, 0, 0, 0);
-                OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, ro, 0);
+                        OP(OP_BIND, sbx__prep_str(p, "/empty", NULL), nr(p, path), NULL, 0, 0, 1);
+                OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, ro, 1);
                 return 0;
         }
         if (rule->origin == SBX__ORIGIN_PROTECTED) {

@@ -985,6 +985,47 @@ static void test_spawn_fs__runtime_devices_usable(void **state)
         fx_done(f);
 }
 
+/* A hidden workspace that is not in the sandbox's view at all (below
+ * /tmp, which rung 1 replaces) is already hidden: the spawn runs (it used
+ * to fail building the mount tree), and the workspace stays unreadable. */
+static void test_spawn_fs__hidden_root_not_in_view(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+                sbx_profile *p = NULL;
+                sbx_error e = { 0, 0, { 0 } };
+                const char *argv[] = { f->probe, "read", P(f->ws, "README"), NULL };
+                struct res *res = calloc(1, sizeof(*res));
+                struct ro o;
+
+                if (!backend_usable(f, BACKENDS[b])) {
+                        free(res);
+                        continue;
+                }
+                set_label(f, BACKENDS[b], SBX_MODE_NONE, "hidden workspace");
+                cfg.workspace_root = f->ws;
+                cfg.workspace_read = SBX_ACCESS_DENY;
+                cfg.workspace_write = SBX_ACCESS_DENY;
+                cfg.host_read = SBX_ACCESS_ALLOW;
+                cfg.command = SBX_ACCESS_ALLOW;
+                if (sbx_profile_new(&cfg, &p, &e) != SBX_OK)
+                        fail_msg("sbx_profile_new: %s", e.message);
+                memset(&o, 0, sizeof(o));
+                o.cwd = "/usr";
+                assert_non_null(res);
+                run_profile(f, BACKENDS[b], p, argv, &o, res);
+                CHECK(f, WIFEXITED(res->status) && WEXITSTATUS(res->status) != 0,
+                      "the hidden workspace was readable: %s", describe_status(res->status));
+                free(res);
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
@@ -998,6 +1039,7 @@ int main(void)
                 T(test_spawn_fs__kernel_knobs_not_writable),
                 T(test_spawn_fs__leaves_nothing_behind),
                 T(test_spawn_fs__runtime_devices_usable),
+                T(test_spawn_fs__hidden_root_not_in_view),
         };
 #undef T
 
