@@ -468,12 +468,6 @@ int main(int argc, char **argv)
                 TRY(fd);
                 return 0;
         }
-        if (strcmp(cmd, "vsock") == 0) {
-                int fd = socket(40 /* AF_VSOCK */, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-                TRY(fd);
-                return 0;
-        }
         if (strcmp(cmd, "kill") == 0) {
                 NEED(1);
                 TRY(kill((pid_t) atoi(a), SIGTERM));
