@@ -508,7 +508,7 @@ static uint32_t required_for(const sbx_profile *p, const struct sbx_plan *plan)
                 req |= SBX_G_HOME_ISOLATION;
         if (p->network != SBX_ACCESS_ALLOW)
                 req |= SBX_G_NETWORK_DENY;
-        if (protected_rule)
+        if (protected_rule && !sbx__profile_accept_unprotected_git(p))
                 req |= SBX_G_PROTECTED_PATHS;
         return req;
 }
@@ -620,6 +620,10 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         plan->rules = r.v;
         plan->n_rules = r.n;
         plan->required = required_for(profile, plan);
+        plan->accept_unprotected_git = sbx__profile_accept_unprotected_git(profile);
+        for (size_t i = 0; i < plan->n_rules; i++)
+                if (plan->rules[i].origin == SBX__ORIGIN_PROTECTED)
+                        plan->protects_git = 1;
         rc = build_writable(plan);
         if (rc == -EINVAL) {
                 sbx_plan_free(plan);
@@ -688,8 +692,11 @@ int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
         sort_dedupe(&r);
         plan->rules = r.v;
         plan->n_rules = r.n;
-        if (added)
-                plan->required |= SBX_G_PROTECTED_PATHS;
+        if (added) {
+                plan->protects_git = 1;
+                if (!plan->accept_unprotected_git)
+                        plan->required |= SBX_G_PROTECTED_PATHS;
+        }
         *out = plan;
         return 0;
 

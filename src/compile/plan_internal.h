@@ -75,6 +75,13 @@ struct sbx_plan {
         size_t   n_writable;
 
         uint32_t required;      /* SBX_G_* the plan requires */
+        /* 1: the plan has protected rules; backends that can protect git
+         * apply them (and the name veto) whether or not required says so. */
+        int32_t  protects_git;
+        /* 1: the profile accepts running where git cannot be protected:
+         * protected-paths is not required (it is still achieved where a
+         * backend can). */
+        int32_t  accept_unprotected_git;
 };
 
 /*

@@ -97,7 +97,7 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         if (r != SBX_OK)
                 return r;
         /* The git locations on disk, protected like <root>/.git. */
-        if (!plan->direct && (plan->required & SBX_G_PROTECTED_PATHS)) {
+        if (!plan->direct && plan->protects_git) {
                 r = sbx__plan_discover(plan, fn, &found, err);
                 if (r != SBX_OK)
                         return r;

@@ -82,9 +82,13 @@ uint32_t sbx__bwrap_guarantees(const struct sbx_plan *plan)
          * paths bound read-only.  --clearenv + --setenv: env scrub.
          * --unshare-pid + fresh /proc: process isolation.  bwrap always
          * sets no_new_privs; --cap-drop ALL drops every capability.
-         * --new-session: no controlling terminal (TIOCSTI needs it). */
+         * --new-session: no controlling terminal (TIOCSTI needs it).
+         * Not SBX_G_PROTECTED_PATHS: the protected paths are bound
+         * read-only, but bwrap execs the command itself, so no supervisor
+         * can refuse a new .git or HEAD (docs/git.md); a workspace-write
+         * profile runs here only with accept_unprotected_git. */
         g = SBX_G_WRITE_BOUNDARY | SBX_G_READ_BOUNDARY | SBX_G_ENV_SCRUB |
-            SBX_G_PROCESS_ISOLATION | SBX_G_PROTECTED_PATHS | SBX_G_NO_NEW_PRIVS |
+            SBX_G_PROCESS_ISOLATION | SBX_G_NO_NEW_PRIVS |
             SBX_G_TTY_ISOLATION;
         /* The spawn passes rung 1's deny list (--seccomp): namespaces,
          * mounts, ptrace, keyctl, bpf, io_uring, ... and every socket

@@ -436,7 +436,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         /* Protected paths: no new .git or HEAD anywhere (the init/monitor
          * vets every naming call, notify.c). */
-        if (plan->required & SBX_G_PROTECTED_PATHS) {
+        if (plan->protects_git) {
                 size_t i, n = 0;
 
                 /* Rung 2 also mediates every write: Landlock cannot keep

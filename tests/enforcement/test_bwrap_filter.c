@@ -334,10 +334,11 @@ static sbx_profile *ws_profile(int network_allow)
 
         if (sbx_profile_from_mode(SBX_MODE_WORKSPACE_WRITE, g_ws, &p, NULL) != SBX_OK)
                 return NULL;
-        if (!network_allow)
-                return p;
+        /* bwrap cannot refuse a new .git: accepted (docs/git.md). */
         if (sbx_profile_config_get(p, &cfg, NULL) == SBX_OK) {
-                cfg.network = SBX_ACCESS_ALLOW;
+                if (network_allow)
+                        cfg.network = SBX_ACCESS_ALLOW;
+                cfg.accept_unprotected_git = 1;
                 (void) sbx_profile_new(&cfg, &q, NULL);
         }
         sbx_profile_free(p);

@@ -319,12 +319,60 @@ static void test_git_race(void **state)
         fx_done(f);
 }
 
+/* bwrap has no supervisor: it does not claim protected-paths, refuses a
+ * workspace-write profile, and runs one only when the caller accepts the
+ * loss -- then the report says protected-paths is not achieved. */
+static void test_git_bwrap_needs_acceptance(void **state)
+{
+        struct fx *f = *state;
+        sbx_profile *p = make_profile(f, SBX_MODE_WORKSPACE_WRITE, 0);
+        sbx_plan *plan = NULL;
+        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+        sbx_child *child = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+        const char *argv[] = { "true", NULL };
+        struct res *res = calloc(1, sizeof(*res));
+        sbx_code r;
+
+        assert_non_null(res);
+        if (!backend_usable(f, SBX_BACKEND_BWRAP)) {
+                cannot_test("bwrap is not usable here");
+                goto out;
+        }
+        set_label(f, SBX_BACKEND_BWRAP, SBX_MODE_WORKSPACE_WRITE, "unaccepted");
+        assert_int_equal(sbx_plan_compile(p, &plan, &e), SBX_OK);
+        so.backend = SBX_BACKEND_BWRAP;
+        so.envp = f->envp;
+        r = sbx_spawn(plan, argv, &so, &child, &e);
+        CHECK(f, r == SBX_E_SANDBOX_UNAVAILABLE && strstr(e.message, "protected-paths") != NULL,
+              "bwrap ran workspace-write without the acceptance: %s", sbx_code_name(r));
+        if (r == SBX_OK) {
+                int st;
+
+                (void) sbx_child_wait(child, &st, &e);
+                sbx_child_free(child);
+        }
+        sbx_plan_free(plan);
+        /* Accepted (run_profile adds it for bwrap): runs, and says so. */
+        run_mode(f, SBX_BACKEND_BWRAP, SBX_MODE_WORKSPACE_WRITE, argv, NULL, res);
+        CHECK(f, !(res->rep.achieved & SBX_G_PROTECTED_PATHS) &&
+                 !(res->rep.required & SBX_G_PROTECTED_PATHS),
+              "the accepted bwrap run reports protected-paths (required 0x%x achieved 0x%x)",
+              (unsigned) res->rep.required, (unsigned) res->rep.achieved);
+out:
+        sbx_profile_free(p);
+        free(res);
+        fx_done(f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_git_persistence, fx_setup, fx_teardown),
                 cmocka_unit_test_setup_teardown(test_git_shadowing, fx_setup, fx_teardown),
                 cmocka_unit_test_setup_teardown(test_git_race, fx_setup, fx_teardown),
+                cmocka_unit_test_setup_teardown(test_git_bwrap_needs_acceptance, fx_setup,
+                                                fx_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

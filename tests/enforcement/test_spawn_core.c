@@ -110,6 +110,7 @@ static sbx_plan *make_plan_full(int32_t command, int32_t network, const char *re
                 cfg.additional_roots = &root;
                 cfg.n_additional_roots = 1;
         }
+        cfg.accept_unprotected_git = 1;      /* bwrap runs these too (docs/git.md) */
         if (sbx_profile_new(&cfg, &profile, &e) != SBX_OK)
                 fail_msg("sbx_profile_new: %s", e.message);
         if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
@@ -407,6 +408,7 @@ static void test_spawn_core__deny_and_gated_never_run(void **state)
                 cfg.workspace_root = ws;
                 cfg.workspace_read = cfg.workspace_write = cfg.host_read = SBX_ACCESS_ALLOW;
                 cfg.command = modes[a];
+                cfg.accept_unprotected_git = 1;      /* bwrap runs these too (docs/git.md) */
                 assert_int_equal(sbx_profile_new(&cfg, &profile, &e), SBX_OK);
                 assert_int_equal(sbx_confine_profile(argv, profile, &conf, &e), want[a]);
                 assert_null(conf);
@@ -716,6 +718,7 @@ static void test_spawn_core__command_cannot_escape_its_monitor(void **state)
                 cfg.workspace_read = cfg.workspace_write = SBX_ACCESS_ALLOW;
                 cfg.host_read = host[h];
                 cfg.command = SBX_ACCESS_ALLOW;
+                cfg.accept_unprotected_git = 1;      /* bwrap runs these too (docs/git.md) */
                 assert_int_equal(sbx_profile_new(&cfg, &profile, &e), SBX_OK);
                 assert_int_equal(sbx_plan_compile(profile, &plan, &e), SBX_OK);
                 sbx_profile_free(profile);
@@ -910,6 +913,7 @@ static void test_spawn_core__hidden_cwd_is_a_clear_error(void **state)
 
         cfg.workspace_root = ws;                /* everything Deny: nothing readable */
         cfg.command = SBX_ACCESS_ALLOW;
+        cfg.accept_unprotected_git = 1;      /* bwrap runs these too (docs/git.md) */
         assert_int_equal(sbx_profile_new(&cfg, &profile, &e), SBX_OK);
         assert_int_equal(sbx_plan_compile(profile, &plan, &e), SBX_OK);
         assert_int_equal(sbx_spawn(plan, argv, NULL, &c, &e), SBX_E_INVALID);

@@ -636,6 +636,10 @@ static void print_v2_fields(FILE *f)
         }
         fprintf(f, "force-workspace: %s\n", c.force_workspace ? "yes" : "no");
         fprintf(f, "accept-unprotected-git: %s\n", c.accept_unprotected_git ? "yes" : "no");
+        if (c.workspace_write == SBX_ACCESS_ALLOW)
+                fputs("git: the repositories are read-only: status, diff, log, show, blame and "
+                      "grep work; add, commit, checkout, stash, fetch, init and clone do not; "
+                      "no new .git or HEAD can be created (docs/git.md)\n", f);
         fputs("unix-sockets:", f);
         for (i = 0; i < c.n_unix_sockets; i++) {
                 fputc(' ', f);
