@@ -31,9 +31,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -173,49 +171,10 @@ static int own_path(int v2, const char *controller, char *out, size_t outlen)
         return r;
 }
 
-/*
- * Per-spawn cgroups of spawning processes that died before they could
- * remove them (kill -9 of the host): "sbx-<pid>-<n>" whose pid is gone.
- * Their processes are gone too (the init/monitor watched the host), so
- * rmdir succeeds; a cgroup still populated is left (rmdir refuses).  Once
- * per base per process.
- */
-static void sweep(const char *base)
+/* A dead host's empty cgroup (a populated one refuses rmdir). */
+static void remove_cgroup(const char *path)
 {
-        static char swept[4][SBX_PATH_MAX];
-        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-        char path[SBX_PATH_MAX];
-        struct dirent *e;
-        size_t i;
-        DIR *d;
-
-        pthread_mutex_lock(&lock);
-        for (i = 0; i < 4 && swept[i][0] != '\0'; i++)
-                if (strcmp(swept[i], base) == 0) {
-                        pthread_mutex_unlock(&lock);
-                        return;
-                }
-        if (i < 4)
-                snprintf(swept[i], sizeof(swept[i]), "%s", base);
-        pthread_mutex_unlock(&lock);
-        d = opendir(base);
-        if (d == NULL)
-                return;
-        while ((e = readdir(d)) != NULL) {
-                char *end;
-                long pid;
-
-                if (strncmp(e->d_name, "sbx-", 4) != 0)
-                        continue;
-                pid = strtol(e->d_name + 4, &end, 10);
-                if (end == e->d_name + 4 || *end != '-' || pid <= 0 || pid == (long) getpid())
-                        continue;
-                if (kill((pid_t) pid, 0) == 0 || errno != ESRCH)
-                        continue;
-                if ((size_t) snprintf(path, sizeof(path), "%s/%s", base, e->d_name) < sizeof(path))
-                        (void) rmdir(path);
-        }
-        closedir(d);
+        (void) rmdir(path);
 }
 
 /* Create <base>/sbx-<pid>-<n>; *dir_out malloc'd. */
@@ -223,8 +182,7 @@ static int make_child(const char *base, char **dir_out)
 {
         char path[SBX_PATH_MAX];
 
-        sweep(base);
-
+        sbx__sweep_dead(base, "sbx-", remove_cgroup);
         if ((size_t) snprintf(path, sizeof(path), "%s/sbx-%ld-%u", base, (long) getpid(),
                               atomic_fetch_add(&cg_counter, 1)) >= sizeof(path))
                 return -ENAMETOOLONG;

@@ -22,7 +22,6 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -86,49 +85,13 @@ uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan)
 
 /* ------------------------------------------------------ parent helpers */
 
-/*
- * Scratch directories of spawning processes that died without cleaning up
- * (kill -9 of the host): "sbx-run-<pid>-XXXXXX" owned by us whose pid no
- * longer exists.  Their sandbox is gone too (its init/monitor watched the
- * spawning process), so nothing uses them.  Swept once per base per
- * process; a pid that was reused keeps its directory until the next time.
- */
-static void sweep_scratch(const char *base)
+/* A dead host's scratch directory, if it is ours (sweep.c). */
+static void remove_scratch(const char *path)
 {
-        static char swept[SBX_PATH_MAX];
-        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-        char path[SBX_PATH_MAX];
-        struct dirent *e;
-        DIR *d;
+        struct stat st;
 
-        pthread_mutex_lock(&lock);
-        if (strcmp(swept, base) == 0) {
-                pthread_mutex_unlock(&lock);
-                return;
-        }
-        snprintf(swept, sizeof(swept), "%s", base);
-        pthread_mutex_unlock(&lock);
-        d = opendir(base);
-        if (d == NULL)
-                return;
-        while ((e = readdir(d)) != NULL) {
-                char *end;
-                long pid;
-                struct stat st;
-
-                if (strncmp(e->d_name, "sbx-run-", 8) != 0)
-                        continue;
-                pid = strtol(e->d_name + 8, &end, 10);
-                if (end == e->d_name + 8 || *end != '-' || pid <= 0 || pid == (long) getpid())
-                        continue;
-                if (kill((pid_t) pid, 0) == 0 || errno != ESRCH)
-                        continue;
-                if ((size_t) snprintf(path, sizeof(path), "%s/%s", base, e->d_name) >= sizeof(path) ||
-                    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-                        continue;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
                 (void) sbx__rm_rf(path);
-        }
-        closedir(d);
 }
 
 static sbx_code make_scratch(char **out, sbx_error *err)
@@ -139,7 +102,7 @@ static sbx_code make_scratch(char **out, sbx_error *err)
 
         if (base == NULL || base[0] != '/')
                 base = "/tmp";
-        sweep_scratch(base);
+        sbx__sweep_dead(base, "sbx-run-", remove_scratch);
         if ((size_t) snprintf(buf, sizeof(buf), "%s/sbx-run-%ld-XXXXXX", base, (long) getpid()) >=
             sizeof(buf))
                 return sbx__fail(err, SBX_E_RANGE, 0, "sbx_spawn: TMPDIR is too long");

@@ -155,6 +155,11 @@ int sbx__seccomp_load_child(const struct sbx__bpf *bpf);
  * Async-signal-safe (the child writes its id maps with it).  0 or -errno. */
 int sbx__write_text(const char *path, const char *text);
 
+/* sweep.c: call remove(<base>/<entry>) for every entry "<prefix><pid>-..."
+ * of base whose pid is gone (not ours); once per (base, prefix) per
+ * process.  For what a kill -9'd host left behind. */
+void sbx__sweep_dead(const char *base, const char *prefix, void (*remove)(const char *path));
+
 /* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
  * limit (dirs_out[1]); a 0 limit is not set.  With track, a pids cgroup is
  * made even without a limit, to find every descendant at the end.  v2 where
