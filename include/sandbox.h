@@ -711,6 +711,8 @@ SBX_API void sbx_guarantee_report_init(sbx_guarantee_report *report);
  */
 typedef struct sbx_plan sbx_plan;
 
+/* Errors: SBX_E_INVALID, SBX_E_RANGE, SBX_E_NOMEM, SBX_E_UNSUPPORTED (the
+ * profile names unix_sockets, which no backend enforces yet). */
 SBX_API sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error *err);
 /*
  * The plan with every git location found on disk below its writable roots

@@ -565,6 +565,19 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         c = check_profile(fn, profile, err);
         if (c != SBX_OK)
                 return c;
+        {
+                size_t n_sockets = 0;
+
+                /* Named host sockets are validated and carried, not yet
+                 * enforced: every backend refuses socket(AF_UNIX).  Say so
+                 * rather than run without what was asked for. */
+                (void) sbx__profile_unix_sockets(profile, &n_sockets);
+                if (n_sockets > 0)
+                        return sbx__fail(err, SBX_E_UNSUPPORTED, 0,
+                                         "%s: unix_sockets (--allow-unix) is not enforced by "
+                                         "any backend yet; host unix sockets stay unreachable, "
+                                         "remove it to run", fn);
+        }
 
         plan = calloc(1, sizeof(*plan));
         if (plan == NULL)
