@@ -67,18 +67,36 @@
 
 /* ------------------------------------------------------------ loading */
 
-int sbx__notify_load_child(const struct sbx__bpf *bpf, int sock)
-{
-        struct sock_fprog fprog;
+/* One byte with room for one SCM_RIGHTS fd: the listener's envelope. */
+struct fd_msg {
         struct msghdr msg;
-        struct iovec iov;
+        struct iovec  iov;
+        char          byte;
         union {
                 char buf[CMSG_SPACE(sizeof(int))];
                 struct cmsghdr align;
         } u;
+};
+
+static void fd_msg_init(struct fd_msg *m)
+{
+        memset(m, 0, sizeof(*m));
+        m->byte = 'L';
+        m->iov.iov_base = &m->byte;
+        m->iov.iov_len = 1;
+        m->msg.msg_iov = &m->iov;
+        m->msg.msg_iovlen = 1;
+        m->msg.msg_control = m->u.buf;
+        m->msg.msg_controllen = sizeof(m->u.buf);
+}
+
+int sbx__notify_load_child(const struct sbx__bpf *bpf, int sock)
+{
+        struct sock_fprog fprog;
+        struct fd_msg m;
         struct cmsghdr *c;
-        char byte = 'L';
         long lfd;
+        int e = 0;
 
         fprog.len = (unsigned short) bpf->len;
         fprog.filter = (struct sock_filter *) bpf->filter;
@@ -90,57 +108,35 @@ int sbx__notify_load_child(const struct sbx__bpf *bpf, int sock)
                               SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
         if (lfd < 0)
                 return -errno;
-        memset(&msg, 0, sizeof(msg));
-        memset(&u, 0, sizeof(u));
-        iov.iov_base = &byte;
-        iov.iov_len = 1;
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = u.buf;
-        msg.msg_controllen = sizeof(u.buf);
-        c = CMSG_FIRSTHDR(&msg);
+        fd_msg_init(&m);
+        c = CMSG_FIRSTHDR(&m.msg);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
         c->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(c), &(int){ (int) lfd }, sizeof(int));
-        while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
+        while (sendmsg(sock, &m.msg, MSG_NOSIGNAL) < 0)
                 if (errno != EINTR) {
-                        int e = errno;
-
-                        (void) close((int) lfd);
-                        return -e;
+                        e = -errno;
+                        break;
                 }
-        }
         (void) close((int) lfd);
-        return 0;
+        return e;
 }
 
 int sbx__notify_receive(int sock)
 {
-        struct msghdr msg;
-        struct iovec iov;
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
+        struct fd_msg m;
         struct cmsghdr *c;
-        char byte;
         ssize_t n;
         int fd;
 
-        memset(&msg, 0, sizeof(msg));
-        iov.iov_base = &byte;
-        iov.iov_len = 1;
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = u.buf;
-        msg.msg_controllen = sizeof(u.buf);
+        fd_msg_init(&m);
         do
-                n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+                n = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC);
         while (n < 0 && errno == EINTR);
         if (n < 0)
                 return -errno;
-        c = CMSG_FIRSTHDR(&msg);
+        c = CMSG_FIRSTHDR(&m.msg);
         if (n != 1 || c == NULL || c->cmsg_type != SCM_RIGHTS ||
             c->cmsg_len != CMSG_LEN(sizeof(int)))
                 return -EPIPE;
