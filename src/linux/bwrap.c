@@ -123,7 +123,7 @@ uint32_t sbx__bwrap_confine_guarantees(const struct sbx_plan *plan)
 
 /* Rung 1's options: bwrap, like rung 1, shows host files read-only and
  * confines IP with a network namespace, so new unix sockets are refused
- * (no host socket file is reachable; socketpair stays) and inet stays to
+ * (no host socket file is reachable; stream socketpairs stay) and inet stays to
  * the namespace. */
 #define BWRAP_SC_OPTS SBX__SC_DENY_UNIX_PATH
 

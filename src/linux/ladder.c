@@ -260,8 +260,9 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
          * Landlock mediates connect(2) to a socket file: whatever the
          * network decision, new unix sockets are refused so no host socket
          * (a database's, docker.sock, an ssh agent) can be reached;
-         * socketpair still works.  (Naming a socket to allow is future
-         * work: --allow-unix.) */
+         * stream and seqpacket socketpairs still work (a datagram pair
+         * could sendto any socket file, so it is refused).  (Naming a
+         * socket to allow is future work: --allow-unix.) */
         *sc |= SBX__SC_DENY_UNIX_PATH;
         if (rung == 2)
                 *sc |= SBX__SC_DENY_METADATA;

@@ -58,7 +58,9 @@
  *       (this includes AF_NETLINK; without the option netlink stays allowed
  *       because ip(8) and getaddrinfo use NETLINK_ROUTE, which only sees
  *       the sandbox's own network namespace on rung 1);
- *     SBX__SC_DENY_UNIX_PATH: socket(AF_UNIX) (socketpair stays allowed).
+ *     SBX__SC_DENY_UNIX_PATH: socket(AF_UNIX), and socketpair(AF_UNIX) of
+ *       type SOCK_DGRAM or SOCK_RAW (a datagram pair can sendto/connect any
+ *       socket file or abstract name; stream and seqpacket pairs stay).
  *   Integer arguments the kernel truncates to 32 bits are compared on their
  *   low 32 bits, so setting high bits does not slip past an equality test.
  *
@@ -467,6 +469,16 @@ static sbx_code sc_add_socket(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err
         if (rc == SBX_OK && (opts & SBX__SC_DENY_UNIX_PATH) != 0) {
                 c[0] = sc_eq32(0, AF_UNIX);
                 rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 1, c, err);
+                /* A datagram pair is connected to each other, yet sendto
+                 * with an address, or connect, sends to any socket file or
+                 * abstract name: a host's syslog, journald, a test's
+                 * listener.  Stream and seqpacket pairs ignore or refuse an
+                 * address.  The kernel treats SOCK_RAW as SOCK_DGRAM for
+                 * unix sockets; RDM and the rest it refuses itself. */
+                for (i = 0; rc == SBX_OK && i < 2; i++) {
+                        c[1] = sc_cmp(1, SCMP_CMP_MASKED_EQ, 0xfu, i == 0 ? SOCK_DGRAM : SOCK_RAW);
+                        rc = sc_rule(ctx, act, SCMP_SYS(socketpair), "socketpair", 2, c, err);
+                }
         }
         return rc;
 }

@@ -98,6 +98,35 @@ static int unix_connect(const char *name, int abstract)
         return sock_connect(AF_UNIX, SOCK_STREAM, (struct sockaddr *) &sun, len);
 }
 
+/* A datagram socketpair (SOCK_DGRAM, else SOCK_RAW, which the kernel
+ * makes a datagram pair) sending to a socket file or abstract name: by
+ * sendto with the address, then by connect and send.  0 if either went. */
+static int unix_dgram(const char *name, int abstract)
+{
+        struct sockaddr_un sun;
+        socklen_t len;
+        int sv[2], ok = 0;
+
+        memset(&sun, 0, sizeof(sun));
+        sun.sun_family = AF_UNIX;
+        if (strlen(name) + 2 > sizeof(sun.sun_path))
+                return 120;
+        if (abstract) {
+                memcpy(sun.sun_path + 1, name, strlen(name));
+                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+        } else {
+                strcpy(sun.sun_path, name);
+                len = sizeof(sun);
+        }
+        if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+                TRY(socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv));
+        if (sendto(sv[0], "x", 1, 0, (struct sockaddr *) &sun, len) == 1)
+                ok = 1;
+        if (connect(sv[0], (struct sockaddr *) &sun, len) == 0 && write(sv[0], "y", 1) == 1)
+                ok = 1;
+        return ok ? 0 : fail();
+}
+
 static int write_file(const char *path, int flags, const char *data)
 {
         int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
@@ -449,6 +478,14 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "abstract") == 0) {
                 NEED(1);
                 return unix_connect(a, 1);
+        }
+        if (strcmp(cmd, "unix-dgram") == 0) {
+                NEED(1);
+                return unix_dgram(a, 0);
+        }
+        if (strcmp(cmd, "abstract-dgram") == 0) {
+                NEED(1);
+                return unix_dgram(a, 1);
         }
         if (strcmp(cmd, "raw-socket") == 0) {
                 int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);

@@ -194,9 +194,10 @@ static int accepted(int lfd)
 static void test_bwrap_filter__network_deny_reaches_nothing(void **state)
 {
         struct fx *f = *state;
-        char port[16], sock[PATH_MAX];
+        char port[16], sock[PATH_MAX], dsock[PATH_MAX], byte;
+        struct sockaddr_un dsun;
         size_t m;
-        int tcp, ux, net, s;
+        int tcp, ux, dg, net, s;
 
         if (!bwrap_here(f))
                 return;
@@ -204,6 +205,25 @@ static void test_bwrap_filter__network_deny_reaches_nothing(void **state)
         join(sock, f->outside, "db.sock");
         fx_populate(f);
         ux = unix_listener(f, sock);
+        join(dsock, f->outside, "log.sock");
+        memset(&dsun, 0, sizeof(dsun));
+        dsun.sun_family = AF_UNIX;
+        assert_true(strlen(dsock) < sizeof(dsun.sun_path));
+        strcpy(dsun.sun_path, dsock);
+        dg = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        assert_true(dg >= 0);
+        fx_track_fd(f, dg);
+        assert_int_equal(bind(dg, (struct sockaddr *) &dsun, sizeof(dsun)), 0);
+        assert_int_equal(chmod(dsock, 0777), 0);
+        /* Host-side control: the datagram socket receives. */
+        {
+                int c = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+                assert_true(c >= 0);
+                assert_int_equal(sendto(c, "x", 1, 0, (struct sockaddr *) &dsun, sizeof(dsun)), 1);
+                close(c);
+                assert_int_equal(recv(dg, &byte, 1, MSG_DONTWAIT), 1);
+        }
         /* Host-side control: the unix listener notices a client. */
         {
                 struct sockaddr_un sun;
@@ -240,12 +260,19 @@ static void test_bwrap_filter__network_deny_reaches_nothing(void **state)
                         CHECK(f, s == EPERM, "connect to the host socket %s: exit %d, want "
                               "EPERM", sock, s);
                         CHECK(f, !accepted(ux), "the host unix listener accepted a connection");
+                        s = run_probe(f, p, "unix-dgram", dsock, NULL, NULL);
+                        CHECK(f, s == EPERM, "a datagram pair sending to the host socket %s: "
+                              "exit %d, want EPERM", dsock, s);
+                        CHECK(f, recv(dg, &byte, 1, MSG_DONTWAIT) < 0, "the host datagram "
+                              "socket received a datagram");
                         sbx_profile_free(p);
                 }
         }
         fx_close_fd(f, tcp);
         fx_close_fd(f, ux);
+        fx_close_fd(f, dg);
         (void) unlink(sock);
+        (void) unlink(dsock);
         fx_done(f);
 }
 

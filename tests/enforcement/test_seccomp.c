@@ -1862,9 +1862,12 @@ static void probe_deny_unix(struct report *rep, void *arg)
         REC(rep, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
         REC(rep, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
         REC(rep, socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        REC(rep, socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv));
+        REC(rep, socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv));
+        REC(rep, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv));
 }
 
-static void test_seccomp__deny_unix_path_refuses_socket_keeps_socketpair(void **state)
+static void test_seccomp__deny_unix_path_refuses_socket_keeps_stream_pairs(void **state)
 {
         struct job j = { 0 };
         struct report rep;
@@ -1877,8 +1880,12 @@ static void test_seccomp__deny_unix_path_refuses_socket_keeps_socketpair(void **
         want_errno(&rep, 1, EPERM, "socket(AF_UNIX, SOCK_DGRAM)");
         want_errno(&rep, 2, EPERM, "socket(bit 32 | AF_UNIX)");
         want_ok(&rep, 3, "socketpair(AF_UNIX, SOCK_STREAM)");
-        want_ok(&rep, 4, "socketpair(AF_UNIX, SOCK_DGRAM)");
+        /* a datagram pair can sendto/connect any socket file */
+        want_errno(&rep, 4, EPERM, "socketpair(AF_UNIX, SOCK_DGRAM)");
         want_ok(&rep, 5, "socket(AF_INET) without DENY_INET");
+        want_ok(&rep, 6, "socketpair(AF_UNIX, SOCK_SEQPACKET)");
+        want_errno(&rep, 7, EPERM, "socketpair(AF_UNIX, SOCK_RAW), a datagram pair");
+        want_errno(&rep, 8, EPERM, "socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK)");
 
         /* both options: no socket at all, socketpair(AF_UNIX) still works */
         j.opts = SBX__SC_DENY_UNIX_PATH | SBX__SC_DENY_INET;
@@ -2250,7 +2257,7 @@ int main(void)
                 cmocka_unit_test(test_seccomp__personality_only_linux_and_query),
                 cmocka_unit_test(test_seccomp__packet_and_raw_sockets_refused),
                 cmocka_unit_test(test_seccomp__deny_inet_refuses_tcp_udp_and_other_families),
-                cmocka_unit_test(test_seccomp__deny_unix_path_refuses_socket_keeps_socketpair),
+                cmocka_unit_test(test_seccomp__deny_unix_path_refuses_socket_keeps_stream_pairs),
                 cmocka_unit_test(test_seccomp__mknod_devices_refused_fifo_allowed),
                 cmocka_unit_test(test_seccomp__kernel_attack_surface_refused),
                 cmocka_unit_test(test_seccomp__plain_programs_still_run),

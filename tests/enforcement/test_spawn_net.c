@@ -7,9 +7,13 @@
  *   - UDP to a host socket on 127.0.0.1: nothing arrives;
  *   - an abstract unix socket the test listens on: no connection;
  *   - a pathname unix socket in the fixture's outside/ dir: no connection;
+ *   - a datagram unix socket, by file and by abstract name, sent to from a
+ *     datagram socketpair (sendto with an address, connect): nothing
+ *     arrives;
  *
  * and the positive control: with network Allow (the mode profile with
- * network = SBX_ACCESS_ALLOW) the TCP listener IS reached, on both rungs.
+ * network = SBX_ACCESS_ALLOW) the TCP listener IS reached, on both rungs,
+ * while every unix listener above stays unreached.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -21,10 +25,10 @@
 #include <sys/un.h>
 
 struct listeners {
-        int tcp, udp, abs, path;
+        int tcp, udp, abs, path, dabs, dpath;
         char tcp_port[16], udp_port[16];
-        char abs_name[64];
-        char path_name[PATH_MAX];
+        char abs_name[64], dabs_name[80];
+        char path_name[PATH_MAX], dpath_name[PATH_MAX];
 };
 
 static int bound_port(int fd, char *out, size_t size)
@@ -38,11 +42,38 @@ static int bound_port(int fd, char *out, size_t size)
         return 0;
 }
 
+/* A unix socket of type at the abstract name, or the path: bound,
+ * listening if a stream, nonblocking, tracked by the fixture. */
+static int unix_bound(struct fx *f, int type, const char *name, int abstract)
+{
+        struct sockaddr_un sun;
+        socklen_t len;
+        int fd;
+
+        memset(&sun, 0, sizeof(sun));
+        sun.sun_family = AF_UNIX;
+        assert_true(strlen(name) + 1 < sizeof(sun.sun_path));
+        if (abstract) {
+                memcpy(sun.sun_path + 1, name, strlen(name));
+                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+        } else {
+                strcpy(sun.sun_path, name);
+                len = sizeof(sun);
+        }
+        fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        assert_true(fd >= 0);
+        fx_track_fd(f, fd);
+        assert_int_equal(bind(fd, (struct sockaddr *) &sun, len), 0);
+        if (!abstract)
+                assert_int_equal(chmod(name, 0777), 0);
+        if (type == SOCK_STREAM)
+                assert_int_equal(listen(fd, 16), 0);
+        return fd;
+}
+
 static void open_listeners(struct fx *f, struct listeners *l)
 {
         struct sockaddr_in sin;
-        struct sockaddr_un sun;
-        socklen_t len;
 
         memset(&sin, 0, sizeof(sin));
         sin.sin_family = AF_INET;
@@ -63,27 +94,13 @@ static void open_listeners(struct fx *f, struct listeners *l)
 
         snprintf(l->abs_name, sizeof(l->abs_name), "sbx-spawn-test-%d-%ld", (int) getpid(),
                  (long) now_ms());
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        memcpy(sun.sun_path + 1, l->abs_name, strlen(l->abs_name));
-        len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(l->abs_name));
-        l->abs = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(l->abs >= 0);
-        fx_track_fd(f, l->abs);
-        assert_int_equal(bind(l->abs, (struct sockaddr *) &sun, len), 0);
-        assert_int_equal(listen(l->abs, 16), 0);
-
+        l->abs = unix_bound(f, SOCK_STREAM, l->abs_name, 1);
+        snprintf(l->dabs_name, sizeof(l->dabs_name), "%s-dgram", l->abs_name);
+        l->dabs = unix_bound(f, SOCK_DGRAM, l->dabs_name, 1);
         join(l->path_name, f->outside, "s.sock");
-        assert_true(strlen(l->path_name) < sizeof(sun.sun_path));
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        strcpy(sun.sun_path, l->path_name);
-        l->path = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(l->path >= 0);
-        fx_track_fd(f, l->path);
-        assert_int_equal(bind(l->path, (struct sockaddr *) &sun, sizeof(sun)), 0);
-        assert_int_equal(chmod(l->path_name, 0777), 0);
-        assert_int_equal(listen(l->path, 16), 0);
+        l->path = unix_bound(f, SOCK_STREAM, l->path_name, 0);
+        join(l->dpath_name, f->outside, "d.sock");
+        l->dpath = unix_bound(f, SOCK_DGRAM, l->dpath_name, 0);
 }
 
 static void close_listeners(struct fx *f, struct listeners *l)
@@ -92,7 +109,10 @@ static void close_listeners(struct fx *f, struct listeners *l)
         fx_close_fd(f, l->udp);
         fx_close_fd(f, l->abs);
         fx_close_fd(f, l->path);
+        fx_close_fd(f, l->dabs);
+        fx_close_fd(f, l->dpath);
         (void) unlink(l->path_name);
+        (void) unlink(l->dpath_name);
 }
 
 /*
@@ -165,7 +185,48 @@ static void control_from_host(struct fx *f, struct listeners *l)
         assert_int_equal(connect(fd, (struct sockaddr *) &sun, sizeof(sun)), 0);
         close(fd);
         assert_true(saw_something(l->path, 1, WAIT_MS));
+
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        strcpy(sun.sun_path, l->dpath_name);
+        assert_int_equal(sendto(fd, "x", 1, 0, (struct sockaddr *) &sun, sizeof(sun)), 1);
+        assert_true(saw_something(l->dpath, 0, WAIT_MS));
+        memset(&sun, 0, sizeof(sun));
+        sun.sun_family = AF_UNIX;
+        memcpy(sun.sun_path + 1, l->dabs_name, strlen(l->dabs_name));
+        len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(l->dabs_name));
+        assert_int_equal(sendto(fd, "x", 1, 0, (struct sockaddr *) &sun, len), 1);
+        assert_true(saw_something(l->dabs, 0, WAIT_MS));
+        close(fd);
         (void) f;
+}
+
+/* No probe reaches a host unix socket, stream or datagram, by file or by
+ * abstract name: whatever the network decision. */
+static void check_unix_unreached(struct fx *f, const struct combo *k, const sbx_profile *p,
+                                 struct listeners *l)
+{
+        struct { const char *cmd, *arg; int fd, stream; } t[] = {
+                { "abstract", l->abs_name, l->abs, 1 },
+                { "unix", l->path_name, l->path, 1 },
+                { "unix-dgram", l->dpath_name, l->dpath, 0 },
+                { "abstract-dgram", l->dabs_name, l->dabs, 0 },
+        };
+        size_t i;
+
+        for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+                const char *argv[] = { f->probe, t[i].cmd, t[i].arg, NULL };
+                struct res *res = calloc(1, sizeof(*res));
+
+                assert_non_null(res);
+                if (p != NULL)
+                        run_profile(f, k->backend, p, argv, NULL, res);
+                else
+                        run_mode(f, k->backend, k->mode, argv, NULL, res);
+                CHECK(f, ecode(res->status) != 0, "%s %s succeeded", t[i].cmd, t[i].arg);
+                CHECK(f, !saw_something(t[i].fd, t[i].stream, 0), "the host listener of %s %s "
+                      "got something (probe %s)", t[i].cmd, t[i].arg, describe_status(res->status));
+                free(res);
+        }
 }
 
 static void test_spawn_net__denied_by_default(void **state)
@@ -194,15 +255,7 @@ static void test_spawn_net__denied_by_default(void **state)
                 CHECK(f, !saw_something(l.udp, 0, 0), "the host UDP socket received a datagram "
                       "(probe %s)", describe_status(s));
 
-                s = PROBE(f, k->backend, k->mode, "abstract", l.abs_name);
-                CHECK(f, ecode(s) != 0, "connect to the host's abstract socket succeeded");
-                CHECK(f, !saw_something(l.abs, 1, 0), "the host abstract unix listener accepted a "
-                      "connection (probe %s)", describe_status(s));
-
-                s = PROBE(f, k->backend, k->mode, "unix", l.path_name);
-                CHECK(f, ecode(s) != 0, "connect to the host's unix socket %s succeeded", l.path_name);
-                CHECK(f, !saw_something(l.path, 1, 0), "the host pathname unix listener accepted a "
-                      "connection (probe %s)", describe_status(s));
+                check_unix_unreached(f, k, NULL, &l);
 
                 /* The same through a shell, the way an agent would try it. */
                 {
@@ -244,7 +297,6 @@ static void test_spawn_net__allowed_reaches_the_listener(void **state)
                 assert_non_null(res);
                 p = make_profile(f, k->mode, 1);
                 run_profile(f, k->backend, p, argv, NULL, res);
-                sbx_profile_free(p);
                 CHECK(f, ecode(res->status) == 0, "TCP connect with network allowed: %s",
                       describe_status(res->status));
                 CHECK(f, saw_something(l.tcp, 1, WAIT_MS), "the host listener saw no connection with the "
@@ -252,6 +304,8 @@ static void test_spawn_net__allowed_reaches_the_listener(void **state)
                 CHECK(f, !(res->rep.required & SBX_G_NETWORK_DENY),
                       "network allowed yet network-deny required (0x%x)", (unsigned) res->rep.required);
                 free(res);
+                check_unix_unreached(f, k, p, &l);
+                sbx_profile_free(p);
         }
         close_listeners(f, &l);
         fx_done(f);
