@@ -322,8 +322,33 @@ void sbx_plan_free(sbx_plan *plan)
                         free(plan->writable[i]);
                 free(plan->writable);
         }
+        for (i = 0; i < plan->n_unix_sockets; i++)
+                free(plan->unix_sockets[i]);
+        free(plan->unix_sockets);
         free(plan->workspace_root);
         free(plan);
+}
+
+/* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
+ * holds what was copied, for sbx_plan_free). */
+static int copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n)
+{
+        size_t i;
+
+        plan->unix_sockets = NULL;
+        plan->n_unix_sockets = 0;
+        if (n == 0)
+                return 0;
+        plan->unix_sockets = calloc(n, sizeof(*plan->unix_sockets));
+        if (plan->unix_sockets == NULL)
+                return -ENOMEM;
+        for (i = 0; i < n; i++) {
+                plan->unix_sockets[i] = sbx__strdup(v[i]);
+                if (plan->unix_sockets[i] == NULL)
+                        return -ENOMEM;
+                plan->n_unix_sockets = i + 1;
+        }
+        return 0;
 }
 
 /* Check the fields the compiler relies on.  The profile layer validated
@@ -565,20 +590,6 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         c = check_profile(fn, profile, err);
         if (c != SBX_OK)
                 return c;
-        {
-                size_t n_sockets = 0;
-
-                /* Named host sockets are validated and carried, not yet
-                 * enforced: every backend refuses socket(AF_UNIX).  Say so
-                 * rather than run without what was asked for. */
-                (void) sbx__profile_unix_sockets(profile, &n_sockets);
-                if (n_sockets > 0)
-                        return sbx__fail(err, SBX_E_UNSUPPORTED, 0,
-                                         "%s: unix_sockets (--allow-unix) is not enforced by "
-                                         "any backend yet; host unix sockets stay unreachable, "
-                                         "remove it to run", fn);
-        }
-
         plan = calloc(1, sizeof(*plan));
         if (plan == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
@@ -616,6 +627,13 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         plan->home = profile->home == SBX_HOME_REAL ? SBX__ENV_DIR_CALLER : SBX__ENV_DIR_SCRATCH;
         plan->tmpdir = SBX__ENV_DIR_SCRATCH;
         plan->env_passthrough = 0;
+        {
+                size_t n_sockets = 0;
+                const char *const *sockets = sbx__profile_unix_sockets(profile, &n_sockets);
+
+                if (copy_sockets(plan, sockets, n_sockets) < 0)
+                        goto nomem;
+        }
 
         rc = build_rules(profile, &r);
         /* Hand the rules to the plan first so one free path cleans up. */
@@ -677,7 +695,8 @@ int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
         plan->n_rules = 0;
         plan->writable = NULL;
         plan->workspace_root = sbx__strdup(in->workspace_root);
-        if (plan->workspace_root == NULL)
+        if (copy_sockets(plan, (const char *const *) in->unix_sockets, in->n_unix_sockets) < 0 ||
+            plan->workspace_root == NULL)
                 goto nomem;
         plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
         if (plan->writable == NULL)

@@ -82,6 +82,11 @@ struct sbx_plan {
          * protected-paths is not required (it is still achieved where a
          * backend can). */
         int32_t  accept_unprotected_git;
+        /* Host pathname unix sockets the command may connect to (the
+         * profile's, canonical, sorted by strcmp); NULL when none, and for
+         * a direct plan (which reaches everything). */
+        char   **unix_sockets;
+        size_t   n_unix_sockets;
 };
 
 /*

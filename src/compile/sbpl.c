@@ -505,14 +505,43 @@ static void emit_head(struct sbuf *s)
         sb_puts(s, "(allow file-read-data file-read-metadata (literal \"/\"))\n");
 }
 
+/* The listed host sockets (--allow-unix), each in both spellings; the
+ * caller checked path_ok. */
+static void emit_unix_sockets(struct sbuf *s, const struct sbx_plan *plan)
+{
+        size_t i;
+
+        if (plan->n_unix_sockets == 0)
+                return;
+        sb_puts(s, ";; host unix sockets the command may connect to\n");
+        sb_puts(s, "(allow network-outbound");
+        for (i = 0; i < plan->n_unix_sockets; i++) {
+                char *twin = NULL;
+
+                sb_puts(s, "\n    (remote unix-socket (path-literal ");
+                sb_quote(s, plan->unix_sockets[i]);
+                sb_puts(s, "))");
+                if (twin_of(plan->unix_sockets[i], &twin) < 0) {
+                        s->oom = 1;
+                } else if (twin != NULL) {
+                        sb_puts(s, "\n    (remote unix-socket (path-literal ");
+                        sb_quote(s, twin);
+                        sb_puts(s, "))");
+                        free(twin);
+                }
+        }
+        sb_puts(s, ")\n");
+}
+
 static void emit_network(struct sbuf *s, const struct sbx_plan *plan,
                          const struct sbx__sbpl_opts *opts)
 {
         char line[96];
 
         if (plan->network == SBX__NET_ALLOW) {
-                sb_puts(s, ";; network: the host network\n");
+                sb_puts(s, ";; network: the host network, but no host unix socket\n");
                 sb_puts(s, "(allow network*)\n");
+                sb_puts(s, "(deny network-outbound (remote unix-socket))\n");
         } else if (opts->proxy_port != 0) {
                 sb_puts(s, ";; network: only the loopback proxy listener\n");
                 (void) snprintf(line, sizeof(line),
@@ -522,6 +551,7 @@ static void emit_network(struct sbuf *s, const struct sbx_plan *plan,
         } else {
                 sb_puts(s, ";; network: none\n");
         }
+        emit_unix_sockets(s, plan);
 }
 
 sbx_code sbx__sbpl_compile(const struct sbx_plan *plan, const struct sbx__sbpl_opts *opts,
@@ -550,6 +580,12 @@ sbx_code sbx__sbpl_compile(const struct sbx_plan *plan, const struct sbx__sbpl_o
                                          "SBPL (a control byte or invalid UTF-8); it is refused, "
                                          "never emitted raw", fn,
                                          shown(plan->rules[i].path, sh, sizeof(sh)));
+        for (i = 0; i < plan->n_unix_sockets; i++)
+                if (!path_ok(plan->unix_sockets[i]))
+                        return sbx__fail(err, SBX_E_INVALID, 0,
+                                         "%s: the unix socket \"%s\" cannot be quoted safely "
+                                         "in SBPL; it is refused, never emitted raw", fn,
+                                         shown(plan->unix_sockets[i], sh, sizeof(sh)));
 
         if ((r = collect(&b, plan, opts)) < 0)
                 goto oom;

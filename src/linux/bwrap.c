@@ -309,6 +309,13 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
         if (plan == NULL || bwrap == NULL || argv == NULL || argv[0] == NULL ||
             argv_out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: NULL argument", fn);
+        /* bwrap execs the command itself: no supervisor can make its
+         * connects, so a listed socket could only be reached by leaving
+         * every other host socket reachable too.  Refused, not dropped. */
+        if (plan->n_unix_sockets > 0)
+                return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: --allow-unix (unix_sockets) "
+                                 "needs the native or landlock backend: bwrap cannot limit "
+                                 "connect to the listed sockets", fn);
         if (plan->direct)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: a direct plan has no sandbox", fn);
         if (home != NULL && home[0] != '/')

@@ -114,21 +114,22 @@ static void init_stoptree(int sig)
 }
 
 /* Close every fd from 3 up except a, b and c (-1 = none). */
-static void close_all_but(int a, int b, int c)
+static void close_all_but(const int *fds, size_t n)
 {
         unsigned lo = 3;
-        int keep[3], i, j, t;
+        int keep[3 + SBX__MAX_UNIX_FDS], t;
+        size_t i, j;
 
-        keep[0] = a;
-        keep[1] = b;
-        keep[2] = c;
-        for (i = 1; i < 3; i++)         /* sorted */
+        if (n > SBX__ARRAY_SIZE(keep))
+                n = SBX__ARRAY_SIZE(keep);      /* cannot happen: the parent checked */
+        memcpy(keep, fds, n * sizeof(*keep));
+        for (i = 1; i < n; i++)         /* sorted */
                 for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
                         t = keep[j - 1];
                         keep[j - 1] = keep[j];
                         keep[j] = t;
                 }
-        for (i = 0; i < 3; i++) {
+        for (i = 0; i < n; i++) {
                 if (keep[i] < 3)
                         continue;
                 if ((unsigned) keep[i] > lo)
@@ -344,7 +345,17 @@ static void run_init(struct sbx__prep *p)
         /* The command reports its own exec failure; the init keeps only
          * what it watches: the spawning process, the timer, its children,
          * the listener. */
-        close_all_but(p->parent_pidfd, p->children_fd, listener);
+        {
+                int keep[3 + SBX__MAX_UNIX_FDS];
+                size_t n = 0, k;
+
+                keep[n++] = p->parent_pidfd;
+                keep[n++] = p->children_fd;
+                keep[n++] = listener;
+                for (k = 0; k < p->n_unix_fds && n < SBX__ARRAY_SIZE(keep); k++)
+                        keep[n++] = p->unix_fds[k];
+                close_all_but(keep, n);
+        }
         if (p->parent_pidfd >= 0)
                 pfd[npfd++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
         if (listener >= 0)
@@ -468,7 +479,7 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                 sbx__child_fail(&p->ch, STEP_SIGNALS, errno, 0);
         sbx__child_reset_signals();
         {
-                int need[72];
+                int need[72 + SBX__MAX_UNIX_FDS];
                 size_t n = 0, k;
 
                 need[n++] = p->ruleset_fd;
@@ -480,6 +491,8 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                         need[n++] = p->stdio[k];
                 for (k = 0; k < p->n_keep && n < SBX__ARRAY_SIZE(need); k++)
                         need[n++] = p->keep[k];
+                for (k = 0; k < p->n_unix_fds && n < SBX__ARRAY_SIZE(need); k++)
+                        need[n++] = p->unix_fds[k];
                 sbx__child_close_others(&p->ch, need, n);
         }
         /* The init/monitor watches the spawning *process* (a pidfd): a

@@ -247,6 +247,53 @@ static sbx_code prepare_limits(struct sbx__prep *p, int rung, const sbx_spawn_op
         return SBX_OK;
 }
 
+/*
+ * --allow-unix: an O_PATH fd on each listed socket, opened now without
+ * following a symbolic link, for the supervisor to connect through
+ * (/proc/self/fd/N): what the command reaches is the socket file that was
+ * there at spawn, whatever is renamed or mounted over its path later.  A
+ * missing socket is -1 (its connect fails with ENOENT); anything but a
+ * socket there fails the spawn.
+ */
+static sbx_code pin_sockets(struct sbx__prep *p, const struct sbx_plan *plan, const char *fn,
+                            sbx_error *err)
+{
+        size_t i;
+
+        if (plan->n_unix_sockets == 0)
+                return SBX_OK;
+        if (plan->n_unix_sockets > SBX__MAX_UNIX_FDS)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: %zu unix sockets; at most %d", fn,
+                                 plan->n_unix_sockets, SBX__MAX_UNIX_FDS);
+        p->unix_fds = malloc(plan->n_unix_sockets * sizeof(*p->unix_fds));
+        if (p->unix_fds == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        for (i = 0; i < plan->n_unix_sockets; i++)
+                p->unix_fds[i] = -1;
+        p->n_unix_fds = plan->n_unix_sockets;
+        for (i = 0; i < plan->n_unix_sockets; i++) {
+                const char *path = plan->unix_sockets[i];
+                struct stat st;
+                int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+                if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+                        continue;
+                if (fd < 0)
+                        return sbx__fail(err, errno == EMFILE || errno == ENFILE ? SBX_E_IO
+                                         : SBX_E_INVALID, errno, "%s: unix socket %.200s: %s",
+                                         fn, path, strerror(errno));
+                p->unix_fds[i] = fd;
+                if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: unix socket %.200s is not "
+                                         "a socket (%s)", fn, path,
+                                         S_ISLNK(st.st_mode) ? "a symbolic link" : "another file type");
+        }
+        p->notify_ctx.unix_paths = (const char *const *) plan->unix_sockets;
+        p->notify_ctx.unix_fds = p->unix_fds;
+        p->notify_ctx.n_unix = p->n_unix_fds;
+        return SBX_OK;
+}
+
 static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uint32_t *ll,
                                       uint32_t *sc)
 {
@@ -261,9 +308,10 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
          * network decision, new unix sockets are refused so no host socket
          * (a database's, docker.sock, an ssh agent) can be reached;
          * stream and seqpacket socketpairs still work (a datagram pair
-         * could sendto any socket file, so it is refused).  (Naming a
-         * socket to allow is future work: --allow-unix.) */
-        *sc |= SBX__SC_DENY_UNIX_PATH;
+         * could sendto any socket file, so it is refused).  With
+         * --allow-unix, stream sockets are allowed and every connect goes
+         * to the supervisor, which reaches only the listed sockets. */
+        *sc |= plan->n_unix_sockets > 0 ? SBX__SC_UNIX_STREAM : SBX__SC_DENY_UNIX_PATH;
         if (rung == 2)
                 *sc |= SBX__SC_DENY_METADATA;
         /* Host abstract unix sockets (session buses, X11) are never the
@@ -398,14 +446,24 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
         if (r != SBX_OK)
                 goto fail;
-        /* Protected paths: no new .git or HEAD anywhere (the init/monitor
-         * vets every naming call, notify.c). */
-        if (plan->protects_git) {
+        /* The supervisor (notify.c) in the init/monitor: for protected
+         * paths it vets every naming call (no new .git or HEAD anywhere;
+         * rung 2 also every write: Landlock cannot keep .git read-only
+         * inside a tree whose root stays creatable); for --allow-unix it
+         * makes every connect. */
+        if (plan->protects_git || plan->n_unix_sockets > 0) {
+                unsigned flags = 0;
                 size_t i, n = 0;
 
-                /* Rung 2 also mediates every write: Landlock cannot keep
-                 * .git read-only inside a tree whose root stays creatable. */
-                r = sbx__notify_build(rung == 2, &p.notify, &p.notify_ctx.map, err);
+                if (plan->protects_git)
+                        flags |= SBX__NF_NAMES | (rung == 2 ? SBX__NF_WRITES : 0);
+                if (plan->n_unix_sockets > 0)
+                        flags |= SBX__NF_CONNECT;
+                p.notify_sock[0] = p.notify_sock[1] = -EBADF;
+                r = sbx__notify_build(flags, &p.notify, &p.notify_ctx.map, err);
+                if (r != SBX_OK)
+                        goto fail;
+                r = pin_sockets(&p, plan, fn, err);
                 if (r != SBX_OK)
                         goto fail;
                 p.notify_prot = calloc(plan->n_rules + 1, sizeof(*p.notify_prot));
@@ -426,11 +484,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 }
                 p.notify_ctx.prot = p.notify_prot;
                 p.notify_ctx.n_prot = n;
-                p.notify_sock[0] = p.notify_sock[1] = -EBADF;
                 if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.notify_sock) < 0) {
                         r = sbx__fail(err, errno == EMFILE || errno == ENFILE ? SBX_E_IO
-                                      : SBX_E_INTERNAL, errno, "%s: socketpair for the git "
-                                      "name veto failed", fn);
+                                      : SBX_E_INTERNAL, errno, "%s: socketpair for the "
+                                      "supervisor failed", fn);
                         goto fail;
                 }
         }

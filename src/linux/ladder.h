@@ -54,7 +54,7 @@ struct sbx__mop {
         uint64_t      attr;
 };
 
-/* seccomp_notify.c / notify.c: the git name veto. */
+/* seccomp_notify.c / notify.c: the git name veto and --allow-unix. */
 #define SBX__N_OPEN      1
 #define SBX__N_OPENAT    2
 #define SBX__N_CREAT     3
@@ -73,13 +73,15 @@ struct sbx__mop {
 #define SBX__N_UNLINKAT  16
 #define SBX__N_RMDIR     17
 #define SBX__N_TRUNCATE  18
+#define SBX__N_CONNECT   19     /* --allow-unix: every connect(2) */
+#define SBX__N_SOCKETCALL 20    /* socketcall(SYS_CONNECT, args) (i386, s390, ppc) */
 struct sbx__notify_map {
         size_t n;
         struct {
                 uint32_t arch;  /* seccomp_data.arch */
                 int32_t  nr;
                 uint8_t  op;    /* SBX__N_* */
-        } v[64];
+        } v[96];
 };
 /* A protected object: a tree root (everything below it) or one file. */
 struct sbx__prot {
@@ -92,12 +94,25 @@ struct sbx__notify_ctx {
         const struct sbx__notify_map *map;
         const struct sbx__prot *prot;
         size_t n_prot;
+        /* --allow-unix: the socket paths the command may connect to
+         * (canonical, as the caller spells them), each with an O_PATH fd
+         * the parent opened on the socket file (-1: it did not exist). */
+        const char *const *unix_paths;
+        const int *unix_fds;
+        size_t n_unix;
 };
-/* The filter and its table, built once per process (parent).  writes = 1
- * (rung 2) also sends every open for writing, truncate, unlink and rmdir
- * to the supervisor: Landlock cannot keep .git read-only inside a
- * writable tree whose root must stay creatable, so the supervisor does. */
-sbx_code sbx__notify_build(int writes, const struct sbx__bpf **prog,
+/* At most this many --allow-unix sockets reach a spawn (a profile holds
+ * at most 64). */
+#define SBX__MAX_UNIX_FDS 64
+/* What the filter sends to the supervisor (sbx__notify_build). */
+#define SBX__NF_NAMES   (1u << 0)  /* every naming call (the git name veto) */
+#define SBX__NF_WRITES  (1u << 1)  /* + write opens, truncate, unlink, rmdir (rung 2) */
+#define SBX__NF_CONNECT (1u << 2)  /* every connect (--allow-unix) */
+/* The filter for flags (SBX__NF_*, not 0) and the table, built once per
+ * process and flag set (parent).  WRITES: Landlock cannot keep .git
+ * read-only inside a writable tree whose root must stay creatable, so the
+ * supervisor does. */
+sbx_code sbx__notify_build(unsigned flags, const struct sbx__bpf **prog,
                            const struct sbx__notify_map **map, sbx_error *err);
 /* In the command (no_new_privs set): load the filter with a listener and
  * send the listener over sock.  Async-signal-safe.  0 or -errno. */
@@ -105,6 +120,22 @@ int sbx__notify_load_child(const struct sbx__bpf *prog, int sock);
 /* In the init/monitor: receive the listener (blocking until the command
  * sent it or closed its end); the fd or -errno.  Async-signal-safe. */
 int sbx__notify_receive(int sock);
+/* One notification being answered (notify.c, notify_net.c). */
+struct sbx__nreq {
+        int      lfd;
+        uint64_t id;
+        pid_t    pid;           /* the calling thread, in our pid namespace */
+        const struct sbx__notify_ctx *ctx;
+};
+/* 1 while the caller still waits for this notification (its pid was not
+ * reused); the answer (error: a positive errno, or 0 for val).  AS-safe. */
+int sbx__nreq_valid(const struct sbx__nreq *q);
+void sbx__nreq_respond(const struct sbx__nreq *q, int64_t val, int error);
+/* Decimal v at p; the end.  AS-safe. */
+char *sbx__put_uint(char *p, unsigned long v);
+/* connect(2) (socketcall = 0) or socketcall(2)'s connect, answered
+ * (notify_net.c).  AS-safe. */
+void sbx__notify_connect(const struct sbx__nreq *q, const uint64_t *args, int socketcall);
 /* In the init/monitor: serve one notification from listener lfd.
  * Async-signal-safe.  0, or -errno when the listener is unusable. */
 int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx);
@@ -150,6 +181,10 @@ struct sbx__prep {
         struct sbx__notify_ctx notify_ctx;
         struct sbx__prot *notify_prot;  /* malloc'd by the parent */
         int            notify_sock[2];
+        /* --allow-unix: O_PATH fds on the listed sockets (-1: missing),
+         * kept by the init/monitor only (O_CLOEXEC); malloc'd by the parent. */
+        int           *unix_fds;
+        size_t         n_unix_fds;
 };
 
 /* mounts.c */

@@ -128,6 +128,12 @@ void sbx__prep_free(struct sbx__prep *p)
         }
         free(p->notify_prot);
         p->notify_prot = NULL;
+        for (i = 0; p->unix_fds != NULL && i < p->n_unix_fds; i++)
+                if (p->unix_fds[i] >= 0)
+                        close(p->unix_fds[i]);
+        free(p->unix_fds);
+        p->unix_fds = NULL;
+        p->n_unix_fds = 0;
 }
 
 /* ------------------------------------------- async-signal-safe helpers */

@@ -35,7 +35,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -146,7 +148,7 @@ int sbx__notify_receive(int sock)
 
 /* ------------------------------------------------------------ helpers */
 
-static char *put_uint(char *p, unsigned long v)
+char *sbx__put_uint(char *p, unsigned long v)
 {
         char tmp[24];
         size_t n = 0;
@@ -165,14 +167,14 @@ static void proc_path(char *buf, pid_t pid, const char *what, long n)
         char *p = buf;
 
         memcpy(p, "/proc/", 6);
-        p = put_uint(p + 6, (unsigned long) pid);
+        p = sbx__put_uint(p + 6, (unsigned long) pid);
         if (what != NULL) {
                 *p++ = '/';
                 while (*what != '\0')
                         *p++ = *what++;
         }
         if (n >= 0)
-                p = put_uint(p, (unsigned long) n);
+                p = sbx__put_uint(p, (unsigned long) n);
         *p = '\0';
 }
 
@@ -217,12 +219,6 @@ static int vetoed(const char *name, size_t len)
         return memcmp(name, "HEAD", 4) == 0;
 }
 
-struct req {
-        int      lfd;
-        uint64_t id;
-        pid_t    pid;           /* the calling thread, in our pid namespace */
-        const struct sbx__notify_ctx *ctx;
-};
 
 /* A path split into its parent directory (an O_PATH fd) and its last
  * component (trailing slashes kept; `len` counts without them). */
@@ -252,7 +248,7 @@ static int same_dir(int fd, const char *path)
  * /proc/self/fd (through /proc/self, /proc/thread-self, /dev/fd, /dev/stdout
  * ...) names the caller's: swap in /proc/<caller> and /proc/<caller>/fd.
  */
-static int remap_self(const struct req *q, struct target *t)
+static int remap_self(const struct sbx__nreq *q, struct target *t)
 {
         static const char *const ours[] = { "/proc/self", "/proc/thread-self",
                                             "/proc/self/fd", "/proc/thread-self/fd" };
@@ -277,7 +273,7 @@ static int remap_self(const struct req *q, struct target *t)
         return 0;
 }
 
-static int open_parent(const struct req *q, int base, char *path, struct target *t)
+static int open_parent(const struct sbx__nreq *q, int base, char *path, struct target *t)
 {
         size_t n = strlen(path), end = n, k;
         int fd;
@@ -365,7 +361,7 @@ static int protected_entry(const struct sbx__notify_ctx *c, const struct target 
 }
 
 /* Refused if the name makes a repository or the entry is protected. */
-static int refused(const struct req *q, const struct target *t, int check_name)
+static int refused(const struct sbx__nreq *q, const struct target *t, int check_name)
 {
         int r;
 
@@ -395,7 +391,7 @@ static int fd_dir(const struct target *t)
  * link of a /proc/<pid>/fd directory is not followed textually: *magic is
  * set and the target's own path (when it has one) is checked instead.
  */
-static int follow_final(const struct req *q, struct target *t, char *path, int *magic)
+static int follow_final(const struct sbx__nreq *q, struct target *t, char *path, int *magic)
 {
         static char link[NPATH];
         struct stat st;
@@ -428,7 +424,7 @@ static int follow_final(const struct req *q, struct target *t, char *path, int *
 }
 
 /* For a magic fd link: refuse when the file behind it is protected. */
-static int magic_refused(const struct req *q, const struct target *t)
+static int magic_refused(const struct sbx__nreq *q, const struct target *t)
 {
         static char path[NPATH];
         struct target real;
@@ -530,19 +526,19 @@ static int caller_tty(pid_t pid, int flags)
         if (nr == 0 || major < 136 || major > 143)
                 return -ENXIO;
         memcpy(path, "/dev/pts/", 9);
-        *put_uint(path + 9, (unsigned long) ((major - 136) * 256 + minor)) = '\0';
+        *sbx__put_uint(path + 9, (unsigned long) ((major - 136) * 256 + minor)) = '\0';
         fd = open(path, (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_NOCTTY | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
 }
 
-static int still_valid(const struct req *q)
+int sbx__nreq_valid(const struct sbx__nreq *q)
 {
         uint64_t id = q->id;
 
         return ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-static void respond(const struct req *q, int64_t val, int error)
+void sbx__nreq_respond(const struct sbx__nreq *q, int64_t val, int error)
 {
         struct seccomp_notif_resp resp;
 
@@ -554,7 +550,7 @@ static void respond(const struct req *q, int64_t val, int error)
 }
 
 /* Hand fd to the caller as the syscall's result (and close ours). */
-static void send_fd(const struct req *q, int fd, int cloexec)
+static void send_fd(const struct sbx__nreq *q, int fd, int cloexec)
 {
         struct seccomp_notif_addfd a;
 
@@ -564,12 +560,12 @@ static void send_fd(const struct req *q, int fd, int cloexec)
         a.srcfd = (uint32_t) fd;
         a.newfd_flags = cloexec ? O_CLOEXEC : 0;
         if (ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno != ENOENT)
-                respond(q, 0, errno == EMFILE ? EMFILE : EBADF);
+                sbx__nreq_respond(q, 0, errno == EMFILE ? EMFILE : EBADF);
         (void) close(fd);
 }
 
 /* The base for a relative path: the caller's dirfd or cwd (O_PATH). */
-static int open_base(const struct req *q, int dfd, const char *path, int any_type)
+static int open_base(const struct sbx__nreq *q, int dfd, const char *path, int any_type)
 {
         char p[64];
         int fd;
@@ -598,7 +594,7 @@ static int32_t as_int(uint64_t v)
 /* ------------------------------------------------------------ the ops */
 
 /* open/openat/creat that may create or write. */
-static void do_open(const struct req *q, int base, char *path, int flags, mode_t mode)
+static void do_open(const struct sbx__nreq *q, int base, char *path, int flags, mode_t mode)
 {
         struct target t = { -1, NULL, 0 };
         struct stat st;
@@ -612,7 +608,7 @@ static void do_open(const struct req *q, int base, char *path, int flags, mode_t
                 /* /proc/<pid>/fd/N: the kernel follows it (pipes included). */
                 if ((e = magic_refused(q, &t)) != 0) {
                         drop(&t);
-                        respond(q, 0, e);
+                        sbx__nreq_respond(q, 0, e);
                         return;
                 }
                 fd = openat(t.dirfd, t.name, (flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
@@ -620,7 +616,7 @@ static void do_open(const struct req *q, int base, char *path, int flags, mode_t
         }
         if ((e = refused(q, &t, (flags & O_CREAT) != 0)) != 0) {
                 drop(&t);
-                respond(q, 0, e);
+                sbx__nreq_respond(q, 0, e);
                 return;
         }
         if (fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -628,7 +624,7 @@ static void do_open(const struct req *q, int base, char *path, int flags, mode_t
                         fd = caller_tty(q->pid, flags);         /* /dev/tty */
                         drop(&t);
                         if (fd < 0)
-                                respond(q, 0, -fd);
+                                sbx__nreq_respond(q, 0, -fd);
                         else
                                 send_fd(q, fd, (flags & O_CLOEXEC) != 0);
                         return;
@@ -638,17 +634,18 @@ static void do_open(const struct req *q, int base, char *path, int flags, mode_t
                         pid_t w = sbx__clone_fork();
 
                         if (w == 0) {
+                                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                                 fd = openat(t.dirfd, t.name,
                                             flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
                                 if (fd < 0)
-                                        respond(q, 0, errno);
+                                        sbx__nreq_respond(q, 0, errno);
                                 else
                                         send_fd(q, fd, (flags & O_CLOEXEC) != 0);
                                 _exit(0);
                         }
                         drop(&t);
                         if (w < 0)
-                                respond(q, 0, EAGAIN);
+                                sbx__nreq_respond(q, 0, EAGAIN);
                         return;
                 }
         }
@@ -657,17 +654,17 @@ opened:
         e = errno;
         drop(&t);
         if (fd < 0)
-                respond(q, 0, e);
+                sbx__nreq_respond(q, 0, e);
         else
                 send_fd(q, fd, (flags & O_CLOEXEC) != 0);
         return;
 fail:
         drop(&t);
-        respond(q, 0, -r);
+        sbx__nreq_respond(q, 0, -r);
 }
 
 /* One naming or removing call on (parent, name) after the checks. */
-static int do_simple(const struct req *q, int op, int base, char *a, int base2, char *b,
+static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int base2, char *b,
                      const uint64_t *args)
 {
         struct target o = { -1, NULL, 0 }, t = { -1, NULL, 0 };
@@ -747,7 +744,7 @@ static int do_simple(const struct req *q, int op, int base, char *a, int base2, 
 }
 
 /* truncate(path, length): follow the path, check, truncate through our fd. */
-static int do_truncate(const struct req *q, int base, char *path, uint64_t length)
+static int do_truncate(const struct sbx__nreq *q, int base, char *path, uint64_t length)
 {
         struct target t = { -1, NULL, 0 };
         int r, e, magic = 0, fd;
@@ -780,7 +777,7 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
         } u;
         static char a[NPATH], b[NPATH];
         uint64_t args[6];
-        struct req q;
+        struct sbx__nreq q;
         size_t i;
         uint8_t op = 0;
         int base = NOFD, base2 = NOFD, r = 0, e = 0;
@@ -798,7 +795,11 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
                 if (ctx->map->v[i].arch == u.n.data.arch && ctx->map->v[i].nr == u.n.data.nr)
                         op = ctx->map->v[i].op;
         if (op == 0) {
-                respond(&q, 0, ENOSYS);
+                sbx__nreq_respond(&q, 0, ENOSYS);
+                return 0;
+        }
+        if (op == SBX__N_CONNECT || op == SBX__N_SOCKETCALL) {
+                sbx__notify_connect(&q, args, op == SBX__N_SOCKETCALL);
                 return 0;
         }
 
@@ -828,7 +829,7 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
                 break;
         }
         if (r < 0) {
-                respond(&q, 0, -r);
+                sbx__nreq_respond(&q, 0, -r);
                 return 0;
         }
 
@@ -865,7 +866,7 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
                 e = base < 0 && base != NOFD ? -base : -base2;
                 goto out;
         }
-        if (!still_valid(&q))
+        if (!sbx__nreq_valid(&q))
                 goto gone;
 
         /* 3 and 4: vet and do it, with the caller's umask. */
@@ -889,7 +890,7 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
         }
         (void) umask(old_mask);
 out:
-        respond(&q, 0, e);
+        sbx__nreq_respond(&q, 0, e);
 gone:
         if (base >= 0)
                 (void) close(base);

@@ -60,7 +60,11 @@
  *       the sandbox's own network namespace on rung 1);
  *     SBX__SC_DENY_UNIX_PATH: socket(AF_UNIX), and socketpair(AF_UNIX) of
  *       type SOCK_DGRAM or SOCK_RAW (a datagram pair can sendto/connect any
- *       socket file or abstract name; stream and seqpacket pairs stay).
+ *       socket file or abstract name; stream and seqpacket pairs stay);
+ *     SBX__SC_UNIX_STREAM (instead): socket and socketpair(AF_UNIX) of
+ *       type SOCK_DGRAM or SOCK_RAW; a stream or seqpacket socket's connect
+ *       goes to the supervisor (seccomp_notify.c), and sendto ignores or
+ *       refuses an address on one.
  *   Integer arguments the kernel truncates to 32 bits are compared on their
  *   low 32 bits, so setting high bits does not slip past an equality test.
  *
@@ -466,18 +470,23 @@ static sbx_code sc_add_socket(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err
                 if (rc == SBX_OK)
                         rc = sc_rule(ctx, act, SCMP_SYS(socketpair), "socketpair", 1, c, err);
         }
-        if (rc == SBX_OK && (opts & SBX__SC_DENY_UNIX_PATH) != 0) {
+        if (rc == SBX_OK && (opts & (SBX__SC_DENY_UNIX_PATH | SBX__SC_UNIX_STREAM)) != 0) {
                 c[0] = sc_eq32(0, AF_UNIX);
-                rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 1, c, err);
+                if ((opts & SBX__SC_DENY_UNIX_PATH) != 0)
+                        rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 1, c, err);
                 /* A datagram pair is connected to each other, yet sendto
                  * with an address, or connect, sends to any socket file or
                  * abstract name: a host's syslog, journald, a test's
                  * listener.  Stream and seqpacket pairs ignore or refuse an
                  * address.  The kernel treats SOCK_RAW as SOCK_DGRAM for
-                 * unix sockets; RDM and the rest it refuses itself. */
+                 * unix sockets; RDM and the rest it refuses itself.  With
+                 * UNIX_STREAM the same holds for socket(AF_UNIX): its
+                 * connect goes to the supervisor, its sendto would not. */
                 for (i = 0; rc == SBX_OK && i < 2; i++) {
                         c[1] = sc_cmp(1, SCMP_CMP_MASKED_EQ, 0xfu, i == 0 ? SOCK_DGRAM : SOCK_RAW);
                         rc = sc_rule(ctx, act, SCMP_SYS(socketpair), "socketpair", 2, c, err);
+                        if (rc == SBX_OK && (opts & SBX__SC_DENY_UNIX_PATH) == 0)
+                                rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 2, c, err);
                 }
         }
         return rc;

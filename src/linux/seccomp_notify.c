@@ -5,8 +5,10 @@
  * init/monitor as a seccomp user notification (notify.c), which performs
  * the operation itself or refuses it.  openat2 is refused with ENOSYS (its
  * flags live in a struct the filter cannot read; libc falls back to
- * openat).  Built once per process in the parent with libseccomp, like the
- * deny list (seccomp.c), and loaded by the command before execve.
+ * openat).  With --allow-unix every connect (and socketcall's connect) goes
+ * there too: the filter cannot see which family an fd is.  Built once per
+ * process and variant in the parent with libseccomp, like the deny list
+ * (seccomp.c), and loaded by the command before execve.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -54,10 +56,37 @@ static int writes_only(uint8_t op)
         return op >= SBX__N_UNLINK;
 }
 
-static pthread_once_t once[2] = { PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT };
-static struct sbx__bpf prog[2];
-static struct sbx__notify_map map;      /* the same for both variants */
-static int build_errno[2];
+#define N_VARIANTS (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT)
+
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbx__bpf prog[N_VARIANTS + 1];
+static struct sbx__notify_map map;      /* the same for every variant */
+static int build_errno[N_VARIANTS + 1];
+
+/* Where libseccomp multiplexes connect through socketcall, the kernel's
+ * direct connect number (Linux 4.3+), which libseccomp's name lookup
+ * does not give. */
+static int direct_connect(uint32_t audit)
+{
+        switch (audit) {
+        case AUDIT_ARCH_I386: case AUDIT_ARCH_S390: case AUDIT_ARCH_S390X:
+                return 362;
+        case AUDIT_ARCH_PPC: case AUDIT_ARCH_PPC64: case AUDIT_ARCH_PPC64LE:
+                return 328;
+        default:
+                return -1;
+        }
+}
+
+static void map_add(uint32_t audit, int nr, uint8_t op)
+{
+        if (nr >= 0 && map.n < SBX__ARRAY_SIZE(map.v)) {
+                map.v[map.n].arch = audit;
+                map.v[map.n].nr = nr;
+                map.v[map.n].op = op;
+                map.n++;
+        }
+}
 
 static uint32_t audit_of(uint32_t token)
 {
@@ -90,12 +119,19 @@ static int add_open(scmp_filter_ctx ctx, int nr, unsigned arg, int writes)
         return r;
 }
 
-static int add_rules(scmp_filter_ctx ctx, int writes)
+static int add_rules(scmp_filter_ctx ctx, unsigned flags)
 {
+        const int writes = (flags & SBX__NF_WRITES) != 0;
         size_t i, a;
         int r;
 
-        for (i = 0; i < SBX__ARRAY_SIZE(veto_calls); i++) {
+        if (flags & SBX__NF_CONNECT) {
+                /* libseccomp adds socketcall(SYS_CONNECT) where it exists. */
+                r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
+                if (r < 0 && r != -EDOM)
+                        return r;
+        }
+        for (i = 0; i < SBX__ARRAY_SIZE(veto_calls) && (flags & SBX__NF_NAMES); i++) {
                 int nr = seccomp_syscall_resolve_name(veto_calls[i].name);
 
                 if (nr == __NR_SCMP_ERROR || (writes_only(veto_calls[i].op) && !writes))
@@ -109,34 +145,41 @@ static int add_rules(scmp_filter_ctx ctx, int writes)
                 if (r < 0 && r != -EDOM)
                         return r;
         }
-        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
-        if (r < 0 && r != -EDOM)
-                return r;
+        if (flags & SBX__NF_NAMES) {
+                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+                if (r < 0 && r != -EDOM)
+                        return r;
+        }
         /* The supervisor's table: (arch, number) -> operation. */
         if (map.n > 0)
-                return 0;       /* built by the other variant */
+                return 0;       /* built by another variant */
         for (a = 0; a < sbx__seccomp_n_arches(); a++) {
-                uint32_t token = sbx__seccomp_arch_token(a);
+                uint32_t token = sbx__seccomp_arch_token(a), audit = audit_of(token);
+                uint32_t x32 = 0;
+                int nr;
 
-                for (i = 0; i < SBX__ARRAY_SIZE(veto_calls); i++) {
-                        int nr = seccomp_syscall_resolve_name_arch(token, veto_calls[i].name);
-
-                        if (nr < 0 || map.n >= SBX__ARRAY_SIZE(map.v))
-                                continue;
 #ifdef SCMP_ARCH_X32
-                        if (token == SCMP_ARCH_X32)
-                                nr |= 0x40000000;
+                if (token == SCMP_ARCH_X32)
+                        x32 = 0x40000000;
 #endif
-                        map.v[map.n].arch = audit_of(token);
-                        map.v[map.n].nr = nr;
-                        map.v[map.n].op = veto_calls[i].op;
-                        map.n++;
+                for (i = 0; i < SBX__ARRAY_SIZE(veto_calls); i++) {
+                        nr = seccomp_syscall_resolve_name_arch(token, veto_calls[i].name);
+                        if (nr >= 0)
+                                map_add(audit, nr | (int) x32, veto_calls[i].op);
+                }
+                nr = seccomp_syscall_resolve_name_arch(token, "connect");
+                if (nr >= 0) {
+                        map_add(audit, nr | (int) x32, SBX__N_CONNECT);
+                } else {
+                        map_add(audit, direct_connect(audit), SBX__N_CONNECT);
+                        map_add(audit, seccomp_syscall_resolve_name_arch(token, "socketcall"),
+                                SBX__N_SOCKETCALL);
                 }
         }
         return 0;
 }
 
-static void build(int w)
+static void build(unsigned w)
 {
         scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
         struct stat st;
@@ -180,28 +223,26 @@ static void build(int w)
         seccomp_release(ctx);
 }
 
-static void build_names(void)
-{
-        build(0);
-}
-
-static void build_writes(void)
-{
-        build(1);
-}
-
-sbx_code sbx__notify_build(int writes, const struct sbx__bpf **out_prog,
+sbx_code sbx__notify_build(unsigned flags, const struct sbx__bpf **out_prog,
                            const struct sbx__notify_map **out_map, sbx_error *err)
 {
-        int w = writes ? 1 : 0;
+        unsigned w = flags;
+        int e;
 
-        /* Both variants share the table: build it under one once. */
-        (void) pthread_once(&once[0], build_names);
-        if (w)
-                (void) pthread_once(&once[1], build_writes);
-        if (prog[w].filter == NULL)
-                return sbx__fail(err, build_errno[w] == ENOMEM ? SBX_E_NOMEM : SBX_E_INTERNAL,
-                                 build_errno[w], "seccomp: cannot build the git name-veto filter");
+        if (w & SBX__NF_WRITES)
+                w |= SBX__NF_NAMES;
+        if (w == 0 || (w & ~(unsigned) N_VARIANTS) != 0)
+                return sbx__fail(err, SBX_E_INTERNAL, EINVAL, "seccomp: notify flags 0x%x", flags);
+        /* Once per variant (a failure is kept too); every variant shares
+         * the table, built with the first. */
+        (void) pthread_mutex_lock(&build_lock);
+        if (prog[w].filter == NULL && build_errno[w] == 0)
+                build(w);
+        e = build_errno[w];
+        (void) pthread_mutex_unlock(&build_lock);
+        if (e != 0)
+                return sbx__fail(err, e == ENOMEM ? SBX_E_NOMEM : SBX_E_INTERNAL, e,
+                                 "seccomp: cannot build the supervisor's filter");
         *out_prog = &prog[w];
         *out_map = &map;
         return SBX_OK;

@@ -1865,6 +1865,8 @@ static void probe_deny_unix(struct report *rep, void *arg)
         REC(rep, socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv));
         REC(rep, socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv));
         REC(rep, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv));
+        REC(rep, socket(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0));
+        REC(rep, socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
 }
 
 static void test_seccomp__deny_unix_path_refuses_socket_keeps_stream_pairs(void **state)
@@ -1886,6 +1888,18 @@ static void test_seccomp__deny_unix_path_refuses_socket_keeps_stream_pairs(void 
         want_ok(&rep, 6, "socketpair(AF_UNIX, SOCK_SEQPACKET)");
         want_errno(&rep, 7, EPERM, "socketpair(AF_UNIX, SOCK_RAW), a datagram pair");
         want_errno(&rep, 8, EPERM, "socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK)");
+
+        /* UNIX_STREAM instead: stream and seqpacket sockets, no datagram */
+        j.opts = SBX__SC_UNIX_STREAM;
+        run_ok(&j, &rep);
+        want_ok(&rep, 0, "socket(AF_UNIX, SOCK_STREAM) with UNIX_STREAM");
+        want_errno(&rep, 1, EPERM, "socket(AF_UNIX, SOCK_DGRAM) with UNIX_STREAM");
+        want_ok(&rep, 3, "socketpair(AF_UNIX, SOCK_STREAM) with UNIX_STREAM");
+        want_errno(&rep, 4, EPERM, "socketpair(AF_UNIX, SOCK_DGRAM) with UNIX_STREAM");
+        want_ok(&rep, 6, "socketpair(AF_UNIX, SOCK_SEQPACKET) with UNIX_STREAM");
+        want_errno(&rep, 7, EPERM, "socketpair(AF_UNIX, SOCK_RAW) with UNIX_STREAM");
+        want_errno(&rep, 9, EPERM, "socket(AF_UNIX, SOCK_RAW) with UNIX_STREAM");
+        want_ok(&rep, 10, "socket(AF_UNIX, SOCK_SEQPACKET) with UNIX_STREAM");
 
         /* both options: no socket at all, socketpair(AF_UNIX) still works */
         j.opts = SBX__SC_DENY_UNIX_PATH | SBX__SC_DENY_INET;

@@ -470,6 +470,23 @@ static void test_sbpl__golden_open_host(void **state)
         golden_case("host-rw.home-real.net-allow", &cfg, &o);
 }
 
+/* Named host sockets, with the host network (every other unix socket
+ * denied) and without it; /var sockets in both spellings. */
+static void test_sbpl__golden_unix_sockets(void **state)
+{
+        static const char *const socks[] = { "/private/var/run/sbx-golden.sock",
+                                             G "/run/db.sock" };
+        sbx_profile_config cfg = mode_config(SBX_MODE_READ_ONLY);
+        struct sbx__sbpl_opts o = default_opts();
+        (void) state;
+
+        cfg.unix_sockets = socks;
+        cfg.n_unix_sockets = 2;
+        golden_case("unix-sockets.net-deny", &cfg, &o);
+        cfg.network = SBX_ACCESS_ALLOW;
+        golden_case("unix-sockets.net-allow", &cfg, &o);
+}
+
 /* Last: every golden file on disk is one a case produced. */
 static void test_sbpl__no_stale_goldens(void **state)
 {
@@ -500,7 +517,7 @@ static void test_sbpl__no_stale_goldens(void **state)
         }
         closedir(d);
         assert_int_equal(files, n_golden_names);
-        assert_int_equal(n_golden_names, 16 + 3);
+        assert_int_equal(n_golden_names, 16 + 5);
         for (i = 0; i < n_golden_names; i++)
                 free(golden_names[i]);
         n_golden_names = 0;
@@ -857,6 +874,7 @@ int main(void)
                 cmocka_unit_test(test_sbpl__golden_host_read_denied),
                 cmocka_unit_test(test_sbpl__golden_workspace_under_home),
                 cmocka_unit_test(test_sbpl__golden_open_host),
+                cmocka_unit_test(test_sbpl__golden_unix_sockets),
                 cmocka_unit_test(test_sbpl__no_stale_goldens),
                 cmocka_unit_test(test_sbpl__nasty_paths_round_trip),
                 cmocka_unit_test(test_sbpl__quote_escapes),
