@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <pthread.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -125,6 +126,142 @@ static int unix_dgram(const char *name, int abstract)
         if (connect(sv[0], (struct sockaddr *) &sun, len) == 0 && write(sv[0], "y", 1) == 1)
                 ok = 1;
         return ok ? 0 : fail();
+}
+
+/* unix-race: a thread flips one sockaddr between the allowed path and
+ * another (same length) while the main thread connects n times through
+ * it; a connection that went through writes "r".  Exits 0 when at least
+ * one connect succeeded (to whichever path). */
+static struct sockaddr_un ur_addr;
+static char ur_paths[2][sizeof(ur_addr.sun_path)];
+static volatile int ur_stop;
+
+static void *ur_flip(void *arg)
+{
+        volatile char *v = ur_addr.sun_path;
+        size_t i, n = strlen(ur_paths[0]);
+
+        (void) arg;
+        while (!ur_stop)
+                for (i = 0; i < n; i++)
+                        v[i] = ur_paths[(v[i] == ur_paths[0][i]) ? 1 : 0][i];
+        return NULL;
+}
+
+static int unix_race(const char *allowed, const char *other, long n)
+{
+        pthread_t t;
+        long i, ok = 0;
+
+        if (strlen(allowed) != strlen(other) || strlen(allowed) + 1 > sizeof(ur_paths[0]))
+                return 120;
+        strcpy(ur_paths[0], allowed);
+        strcpy(ur_paths[1], other);
+        ur_addr.sun_family = AF_UNIX;
+        strcpy(ur_addr.sun_path, allowed);
+        if (pthread_create(&t, NULL, ur_flip, NULL) != 0)
+                return 120;
+        for (i = 0; i < n; i++) {
+                /* nonblocking: a full backlog answers EAGAIN, never blocks */
+                int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+                if (fd < 0)
+                        break;
+                if (connect(fd, (struct sockaddr *) &ur_addr, sizeof(ur_addr)) == 0) {
+                        (void) !write(fd, "r", 1);
+                        ok++;
+                }
+                close(fd);
+        }
+        ur_stop = 1;
+        pthread_join(t, NULL);
+        return ok > 0 ? 0 : 1;
+}
+
+/* unix-nb: a nonblocking connect (done inline by the supervisor). */
+static int unix_nonblocking(const char *path)
+{
+        struct sockaddr_un sun;
+        struct pollfd pf;
+        int fd, err = 0;
+        socklen_t len = sizeof(err);
+
+        memset(&sun, 0, sizeof(sun));
+        sun.sun_family = AF_UNIX;
+        if (strlen(path) + 1 > sizeof(sun.sun_path))
+                return 120;
+        strcpy(sun.sun_path, path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        TRY(fd);
+        if (connect(fd, (struct sockaddr *) &sun, sizeof(sun)) < 0 && errno != EINPROGRESS)
+                return fail();
+        pf.fd = fd;
+        pf.events = POLLOUT;
+        if (poll(&pf, 1, 10000) != 1)
+                return 110;
+        TRY(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len));
+        if (err != 0) {
+                errno = err;
+                return fail();
+        }
+        (void) !write(fd, "n", 1);
+        close(fd);
+        return 0;
+}
+
+/* unix-stall: connects that block (the listener's backlog is full and it
+ * never accepts) do not stop the supervisor: the main thread fills the
+ * backlog with nonblocking connects, a thread then blocks in a connect,
+ * and the main thread's next calls (a nonblocking connect, a file
+ * created) still get their answers.  Exit 0 when they did. */
+static void *stall_connect(void *arg)
+{
+        struct sockaddr_un *sun = arg;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        if (fd >= 0)
+                (void) connect(fd, (struct sockaddr *) sun, sizeof(*sun));
+        return NULL;    /* never reached while the listener waits */
+}
+
+static int unix_stall(const char *path, const char *file)
+{
+        static struct sockaddr_un sun;
+        pthread_t t;
+        int i, fd, e;
+
+        sun.sun_family = AF_UNIX;
+        if (strlen(path) + 1 > sizeof(sun.sun_path))
+                return 120;
+        strcpy(sun.sun_path, path);
+        for (i = 0; i < 4096; i++) {
+                fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                TRY(fd);
+                if (connect(fd, (struct sockaddr *) &sun, sizeof(sun)) < 0) {
+                        e = errno;
+                        close(fd);
+                        if (e != EAGAIN)
+                                return e > 119 ? 119 : e;
+                        break;
+                }
+        }
+        if (i == 4096)
+                return 111;     /* the backlog never filled */
+        for (i = 0; i < 3; i++) {
+                if (pthread_create(&t, NULL, stall_connect, &sun) != 0)
+                        return 120;
+                (void) pthread_detach(t);
+        }
+        usleep(100 * 1000);     /* let them block (nothing is asserted on it) */
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        TRY(fd);
+        if (connect(fd, (struct sockaddr *) &sun, sizeof(sun)) == 0 || errno != EAGAIN)
+                return 112;     /* the answer a full backlog gives */
+        close(fd);
+        fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        TRY(fd);
+        close(fd);
+        _exit(0);               /* the blocked threads go with the process */
 }
 
 static int write_file(const char *path, int flags, const char *data)
@@ -478,6 +615,18 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "abstract") == 0) {
                 NEED(1);
                 return unix_connect(a, 1);
+        }
+        if (strcmp(cmd, "unix-race") == 0) {
+                NEED(3);
+                return unix_race(a, b, atol(argv[4]));
+        }
+        if (strcmp(cmd, "unix-nb") == 0) {
+                NEED(1);
+                return unix_nonblocking(a);
+        }
+        if (strcmp(cmd, "unix-stall") == 0) {
+                NEED(2);
+                return unix_stall(a, b);
         }
         if (strcmp(cmd, "unix-dgram") == 0) {
                 NEED(1);
