@@ -561,7 +561,8 @@ typedef struct sbx_profile_config {
                                            that cannot protect git (it then does not
                                            claim protected-paths) */
         const char *const *unix_sockets; /* host pathname unix sockets the command may
-                                           connect to (canonical absolute paths) */
+                                           connect to (canonical absolute paths, matched
+                                           exactly; docs/unix-sockets.md) */
         size_t   n_unix_sockets;        /* at most 64 */
 } sbx_profile_config;
 #define SBX_PROFILE_CONFIG_VERSION 2u
@@ -711,8 +712,9 @@ SBX_API void sbx_guarantee_report_init(sbx_guarantee_report *report);
  */
 typedef struct sbx_plan sbx_plan;
 
-/* Errors: SBX_E_INVALID, SBX_E_RANGE, SBX_E_NOMEM, SBX_E_UNSUPPORTED (the
- * profile names unix_sockets, which no backend enforces yet). */
+/* Errors: SBX_E_INVALID, SBX_E_RANGE, SBX_E_NOMEM.  A plan naming
+ * unix_sockets runs on the native and landlock backends only (bwrap:
+ * SBX_E_UNSUPPORTED at spawn); docs/unix-sockets.md. */
 SBX_API sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error *err);
 /*
  * The plan with every git location found on disk below its writable roots
