@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -760,6 +761,93 @@ static int connect_mode(const char *port)
         return 0;
 }
 
+/* The sandboxed side of the --allow-unix test: connect to a unix socket
+ * and write "u"; 0, or the errno (1..119). */
+static int unix_mode(const char *path)
+{
+        struct sockaddr_un a;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        if (fd < 0)
+                return errno > 0 && errno < 120 ? errno : 119;
+        memset(&a, 0, sizeof(a));
+        a.sun_family = AF_UNIX;
+        if (strlen(path) >= sizeof(a.sun_path))
+                return 120;
+        strcpy(a.sun_path, path);
+        if (connect(fd, (struct sockaddr *) &a, sizeof(a)) < 0)
+                return errno > 0 && errno < 120 ? errno : 119;
+        (void) !write(fd, "u", 1);
+        close(fd);
+        return 0;
+}
+
+static int listen_unix_at(const char *path)
+{
+        struct sockaddr_un a;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+        assert_true(fd >= 0);
+        memset(&a, 0, sizeof(a));
+        a.sun_family = AF_UNIX;
+        assert_true(strlen(path) < sizeof(a.sun_path));
+        strcpy(a.sun_path, path);
+        (void) unlink(path);
+        assert_int_equal(bind(fd, (struct sockaddr *) &a, sizeof(a)), 0);
+        assert_int_equal(chmod(path, 0777), 0);
+        assert_int_equal(listen(fd, 16), 0);
+        return fd;
+}
+
+/* --allow-unix: the listed host socket is reached, the other one is not
+ * (EACCES), on every backend that can mediate connect; bwrap refuses to
+ * run (125) and the listener sees nothing. */
+static void test_cli__allow_unix(void **state)
+{
+        char yes[PATH_MAX], no[PATH_MAX];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(yes, sizeof(yes), "%s/yes.sock", outside);
+        (void) snprintf(no, sizeof(no), "%s/no.sock", outside);
+        for (i = 0; i < n_backends; i++) {
+                const char *verb = strcmp(probe, self_exe) == 0 ? "--unix" : "unix";
+                const char *const ok[] = { "--workspace", ws, "--allow-unix", yes,
+                                           "--allow-read", probe_dir, "--", probe, verb, yes,
+                                           NULL };
+                const char *const other[] = { "--workspace", ws, "--allow-unix", yes,
+                                              "--allow-read", probe_dir, "--", probe, verb, no,
+                                              NULL };
+                struct result r;
+                int ly = listen_unix_at(yes), ln = listen_unix_at(no);
+
+                run_b(backends[i], ok, NULL, &r);
+                if (backends[i] != NULL && strcmp(backends[i], "bwrap") == 0) {
+                        if (r.status != 125 || strstr(r.err, "--allow-unix") == NULL)
+                                fail_msg("[bwrap] --allow-unix: status %d (want 125 naming "
+                                         "--allow-unix): %s", r.status, r.err);
+                        assert_false(accepted_within(ly, 0));
+                } else {
+                        if (r.status != 0)
+                                fail_msg("[%s] connect to the listed socket: status %d %s",
+                                         bname(backends[i]), r.status, r.err);
+                        assert_true(accepted_within(ly, RUN_TIMEOUT_MS));
+                        result_free(&r);
+                        run_b(backends[i], other, NULL, &r);
+                        if (r.status != EACCES)
+                                fail_msg("[%s] connect to the unlisted socket: status %d (want "
+                                         "EACCES) %s", bname(backends[i]), r.status, r.err);
+                        assert_false(accepted_within(ln, 0));
+                }
+                result_free(&r);
+                close(ly);
+                close(ln);
+                (void) unlink(yes);
+                (void) unlink(no);
+        }
+}
+
 /* A workspace that is /, a home directory or an ancestor of one is refused
  * unless --force-workspace asks for it: the command never runs (a marker
  * it would write stays absent). */
@@ -824,9 +912,12 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__network_deny_and_allow),
                 cmocka_unit_test(test_cli__confined_argv_runs_confined),
                 cmocka_unit_test(test_cli__broad_workspace_refused_unless_forced),
+                cmocka_unit_test(test_cli__allow_unix),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)
                 return connect_mode(argv[3]);
+        if (argc == 3 && strcmp(argv[1], "--unix") == 0)
+                return unix_mode(argv[2]);
         return cmocka_run_group_tests(tests, setup, teardown);
 }
