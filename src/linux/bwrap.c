@@ -501,10 +501,16 @@ static void child_exec(void *arg, struct sbx__chan *ch)
                 sbx__child_fail(ch, STEP_PDEATHSIG, ESRCH, 0);
         if (st->new_session && (sbx__child_at(ch, STEP_SETSID) || setsid() < 0))
                 sbx__child_fail(ch, STEP_SETSID, errno, 0);
-        /* The seccomp program refuses keyctl to the command, but the
-         * session keyring survives exec: bwrap and what it runs get a
-         * fresh, empty one instead of the caller's all the same. */
-        if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 && errno != ENOSYS)
+        /* The seccomp program refuses keyctl, add_key and request_key to
+         * the command, but the session keyring survives exec: bwrap and
+         * what it runs get a fresh, empty one instead of the caller's all
+         * the same.  Each one counts against the user's key quota (200
+         * keys for a user, kernel.keys.maxkeys) until the kernel collects
+         * it: a burst of spawns can meet EDQUOT, and then the command
+         * keeps the caller's keyring, unreachable to it as on both native
+         * rungs. */
+        if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 &&
+            errno != ENOSYS && errno != EDQUOT)
                 sbx__child_fail(ch, STEP_CAPS, errno, 0);
         if ((r = sbx__child_arrange_fds(ch, sc >= 0 ? &sc : NULL, st->stdio, st->keep,
                                         st->n_keep)) < 0)

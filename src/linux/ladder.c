@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <linux/openat2.h>
 
 #include "backend/backend.h"
 #include "linux/ladder.h"
@@ -247,6 +248,35 @@ static sbx_code prepare_limits(struct sbx__prep *p, int rung, const sbx_spawn_op
         return SBX_OK;
 }
 
+/* An O_PATH fd on path, following no symbolic link in any component
+ * (openat2 RESOLVE_NO_SYMLINKS; before Linux 5.6, O_NOFOLLOW for the last
+ * one and a check that the fd's path is still the one asked for). */
+static int open_no_links(const char *path)
+{
+        struct open_how how;
+        char link[64], real[SBX_PATH_MAX];
+        ssize_t n;
+        int fd;
+
+        memset(&how, 0, sizeof(how));
+        how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
+        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+                return fd;
+        fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        (void) snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        n = readlink(link, real, sizeof(real) - 1);
+        if (n < 0 || (real[n] = '\0', strcmp(real, path) != 0)) {
+                (void) close(fd);
+                errno = ELOOP;
+                return -1;
+        }
+        return fd;
+}
+
 /*
  * --allow-unix: an O_PATH fd on each listed socket, opened now without
  * following a symbolic link, for the supervisor to connect through
@@ -274,10 +304,14 @@ static sbx_code pin_sockets(struct sbx__prep *p, const struct sbx_plan *plan, co
         for (i = 0; i < plan->n_unix_sockets; i++) {
                 const char *path = plan->unix_sockets[i];
                 struct stat st;
-                int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                int fd = open_no_links(path);
 
                 if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
                         continue;
+                if (fd < 0 && errno == ELOOP)
+                        return sbx__fail(err, SBX_E_INVALID, ELOOP, "%s: unix socket %.200s: a "
+                                         "component is now a symbolic link (the path was "
+                                         "canonical when the profile was made)", fn, path);
                 if (fd < 0)
                         return sbx__fail(err, errno == EMFILE || errno == ENFILE ? SBX_E_IO
                                          : SBX_E_INVALID, errno, "%s: unix socket %.200s: %s",

@@ -48,6 +48,34 @@ static int read_mem(pid_t pid, uint64_t addr, void *out, size_t len)
         return n < 0 && errno != EFAULT ? -errno : -EFAULT;
 }
 
+/* The Tgid of thread tid (/proc/<tid>/status), or -1. */
+static pid_t thread_group(pid_t tid)
+{
+        char path[64], buf[512], *p;
+        ssize_t n;
+        long v = 0;
+        int fd;
+
+        memcpy(path, "/proc/", 6);
+        memcpy(sbx__put_uint(path + 6, (unsigned long) tid), "/status", 8);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        n = read(fd, buf, sizeof(buf) - 1);
+        (void) close(fd);
+        if (n <= 0)
+                return -1;
+        buf[n] = '\0';
+        p = strstr(buf, "\nTgid:");
+        if (p == NULL)
+                return -1;
+        for (p += 6; *p == ' ' || *p == '\t'; p++)
+                ;
+        while (*p >= '0' && *p <= '9' && v < 1L << 30)
+                v = v * 10 + (*p++ - '0');
+        return v > 0 ? (pid_t) v : -1;
+}
+
 /* The caller's fd as our own (the same open socket): its thread's pidfd,
  * then pidfd_getfd.  The fd or -errno. */
 static int caller_fd(const struct sbx__nreq *q, int fd)
@@ -55,8 +83,17 @@ static int caller_fd(const struct sbx__nreq *q, int fd)
         long pfd, r;
 
         pfd = syscall(SYS_pidfd_open, q->pid, PIDFD_THREAD);
-        if (pfd < 0 && errno == EINVAL)         /* before Linux 6.9: leaders only */
-                pfd = syscall(SYS_pidfd_open, q->pid, 0);
+        if (pfd < 0 && errno == EINVAL) {
+                /* Before Linux 6.9 a pidfd names a process: the thread's
+                 * leader (threads share its fd table unless one unshared
+                 * it, and then the leader's fd is the one connected, still
+                 * only to what the checks allow). */
+                pid_t tgid = thread_group(q->pid);
+
+                pfd = tgid > 0 ? syscall(SYS_pidfd_open, tgid, 0) : -1;
+                if (tgid <= 0)
+                        errno = ESRCH;
+        }
         if (pfd < 0)
                 return errno == EINVAL || errno == ESRCH ? -EBADF : -errno;
         /* The pidfd is of the thread that is still waiting (not a reuse). */
@@ -92,8 +129,11 @@ static socklen_t fd_address(struct sockaddr_un *sun, int n)
  * connected through the fd the parent opened on that socket file; any
  * other family as given.  The kernel reads only our copies, so neither the
  * address nor the fd table can change under the check.  A blocking
- * socket is connected by a short-lived worker, so a slow peer never stalls
- * the supervisor; a nonblocking one here.
+ * stream or seqpacket socket is connected by a short-lived worker, whether
+ * or not it is nonblocking (the caller can flip O_NONBLOCK on the shared
+ * file between any check and the connect), so a peer that never accepts
+ * cannot stall the supervisor.  A datagram socket's connect never waits:
+ * it is made here.
  */
 static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_t len)
 {
@@ -104,8 +144,8 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
         } a;
         struct sockaddr_un to;
         const struct sockaddr *sa = (const struct sockaddr *) &a.ss;
-        socklen_t salen = (socklen_t) len;
-        int sfd, r, fl;
+        socklen_t salen = (socklen_t) len, tlen;
+        int sfd, r, type = 0;
 
         if (len > sizeof(a.ss)) {
                 sbx__nreq_respond(q, 0, EINVAL);
@@ -118,9 +158,14 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
         }
         if (len >= sizeof(sa_family_t) && a.family == AF_UNIX) {
                 const size_t off = offsetof(struct sockaddr_un, sun_path);
-                size_t plen = len > off ? strnlen(a.sun.sun_path, (size_t) len - off) : 0;
-                size_t i;
+                size_t plen, i;
                 int pin = -2;
+
+                if (len <= off || len > sizeof(struct sockaddr_un)) {
+                        sbx__nreq_respond(q, 0, EINVAL);        /* as the kernel */
+                        return;
+                }
+                plen = strnlen(a.sun.sun_path, (size_t) len - off);
 
                 /* An abstract name (or none) is never listed. */
                 for (i = 0; plen > 0 && i < q->ctx->n_unix; i++)
@@ -144,21 +189,27 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
                         sbx__nreq_respond(q, 0, -sfd);
                 return;
         }
-        fl = fcntl(sfd, F_GETFL);
-        if (fl >= 0 && !(fl & O_NONBLOCK)) {
+        tlen = sizeof(type);
+        if (getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &tlen) < 0) {
+                sbx__nreq_respond(q, 0, errno);         /* ENOTSOCK */
+        } else if (type == SOCK_DGRAM) {
+                r = connect(sfd, sa, salen);
+                sbx__nreq_respond(q, 0, r < 0 ? errno : 0);
+        } else {
+                const pid_t self = getpid();
                 pid_t w = sbx__clone_fork();
 
                 if (w == 0) {
-                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        /* Dies with the supervisor (checked after the
+                         * request, which a death before it would miss). */
+                        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
+                                _exit(0);
                         r = connect(sfd, sa, salen);
                         sbx__nreq_respond(q, 0, r < 0 ? errno : 0);
                         _exit(0);
                 }
                 if (w < 0)
                         sbx__nreq_respond(q, 0, EAGAIN);
-        } else {
-                r = connect(sfd, sa, salen);
-                sbx__nreq_respond(q, 0, r < 0 ? errno : 0);
         }
         (void) close(sfd);
 }

@@ -224,6 +224,30 @@ static void *stall_connect(void *arg)
         return NULL;    /* never reached while the listener waits */
 }
 
+/* A socket whose O_NONBLOCK another thread keeps flipping, connected
+ * over and over: a supervisor that looked at the flag and then connected
+ * inline would block. */
+static int flip_fd = -1;
+
+static void *stall_flip(void *arg)
+{
+        (void) arg;
+        for (;;) {
+                (void) fcntl(flip_fd, F_SETFL, O_NONBLOCK);
+                (void) fcntl(flip_fd, F_SETFL, 0);
+        }
+        return NULL;
+}
+
+static void *stall_flipped(void *arg)
+{
+        struct sockaddr_un *sun = arg;
+
+        for (;;)
+                (void) connect(flip_fd, (struct sockaddr *) sun, sizeof(*sun));
+        return NULL;
+}
+
 static int unix_stall(const char *path, const char *file)
 {
         static struct sockaddr_un sun;
@@ -252,7 +276,15 @@ static int unix_stall(const char *path, const char *file)
                         return 120;
                 (void) pthread_detach(t);
         }
-        usleep(100 * 1000);     /* let them block (nothing is asserted on it) */
+        flip_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        TRY(flip_fd);
+        if (pthread_create(&t, NULL, stall_flip, NULL) != 0)
+                return 120;
+        (void) pthread_detach(t);
+        if (pthread_create(&t, NULL, stall_flipped, &sun) != 0)
+                return 120;
+        (void) pthread_detach(t);
+        usleep(300 * 1000);     /* let them block (nothing is asserted on it) */
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         TRY(fd);
         if (connect(fd, (struct sockaddr *) &sun, sizeof(sun)) == 0 || errno != EAGAIN)

@@ -289,6 +289,74 @@ static void test_unix__tcp_still_connects(void **state)
         fx_done(f);
 }
 
+/* What is pinned at spawn is checked then: a listed path that became a
+ * regular file, or whose directory became a symbolic link, fails the
+ * spawn (SBX_E_INVALID) and the command never runs; a listed socket that
+ * is gone only fails its connect (ENOENT). */
+static void test_unix__pinning_checks_the_path(void **state)
+{
+        struct fx *f = *state;
+        char dir[PATH_MAX], dir2[PATH_MAX], sock[PATH_MAX], mark[PATH_MAX];
+        const char *socks[1];
+        const char *argv[] = { f->probe, "write", mark, NULL };
+        size_t c;
+
+        fx_populate(f);
+        join(dir, f->outside, "d");
+        join(dir2, f->outside, "d2");
+        join(sock, dir, "s.sock");
+        join(mark, f->ws, "ran");
+        socks[0] = sock;
+        for (c = 0; c < N_COMBOS; c++) {
+                const struct combo *k = &COMBOS[c];
+                struct res *res;
+                sbx_profile *p;
+                int l, s;
+
+                if (!backend_usable(f, k->backend) || k->mode != SBX_MODE_WORKSPACE_WRITE)
+                        continue;
+                set_label(f, k->backend, k->mode, NULL);
+                assert_int_equal(mkdir(dir, 0755), 0);
+                l = listen_unix(f, sock, 0, 16);
+                p = unix_profile(f, k->mode, 0, socks, 1);
+                fx_close_fd(f, l);
+
+                /* gone: the spawn runs, the connect says ENOENT */
+                assert_int_equal(unlink(sock), 0);
+                s = run_probe(f, k->backend, p, "unix", sock, NULL, NULL);
+                CHECK(f, s == ENOENT, "connect to a listed socket that is gone: exit %d", s);
+
+                /* a regular file now */
+                assert_int_equal(write_file(sock, "x", 0644), 0);
+                res = calloc(1, sizeof(*res));
+                assert_non_null(res);
+                run_profile(f, k->backend, p, argv, &(struct ro){ .may_fail = 1 }, res);
+                CHECK(f, !res->spawned && res->code == SBX_E_INVALID && !exists(mark),
+                      "a listed socket that is a file: code %d, ran %d", (int) res->code,
+                      exists(mark));
+                free(res);
+                assert_int_equal(unlink(sock), 0);
+
+                /* its directory a symbolic link to another one */
+                assert_int_equal(rename(dir, dir2), 0);
+                assert_int_equal(symlink(dir2, dir), 0);
+                l = listen_unix(f, sock, 0, 16);
+                res = calloc(1, sizeof(*res));
+                assert_non_null(res);
+                run_profile(f, k->backend, p, argv, &(struct ro){ .may_fail = 1 }, res);
+                CHECK(f, !res->spawned && res->code == SBX_E_INVALID && !exists(mark),
+                      "a listed socket behind a symbolic link: code %d, ran %d",
+                      (int) res->code, exists(mark));
+                free(res);
+                fx_close_fd(f, l);
+                (void) unlink(P(dir2, "s.sock"));
+                assert_int_equal(unlink(dir), 0);
+                assert_int_equal(rmdir(dir2), 0);
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
 /* bwrap cannot make the command's connects: it refuses the profile. */
 static void test_unix__bwrap_refuses(void **state)
 {
@@ -327,6 +395,7 @@ int main(void)
                 T(test_unix__only_the_listed_socket),
                 T(test_unix__blocked_connect_stalls_nothing),
                 T(test_unix__tcp_still_connects),
+                T(test_unix__pinning_checks_the_path),
                 T(test_unix__bwrap_refuses),
         };
 #undef T
