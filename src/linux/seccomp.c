@@ -73,6 +73,12 @@
  *   every argument-filtered socket rule into "socketcall(SYS_SOCKET) is
  *   refused": 32-bit x86 programs that create sockets through socketcall get
  *   EPERM (the direct socket syscall, kernel 4.3+, is filtered by argument).
+ *   That one-argument rules (AF_PACKET on socket, families above AF_NETLINK
+ *   on socketpair) refuse every socketcall(SYS_SOCKET / SYS_SOCKETPAIR) is
+ *   also what makes the two-argument type rules (datagram unix sockets)
+ *   hold there: libseccomp compiles those against socketcall's own second
+ *   argument, a pointer.  A change that drops the one-argument rules must
+ *   refuse both subcalls explicitly.
  *   adjtimex/clock_adjtime are refused even for reading (the mode is inside
  *   a struct).
  *
