@@ -80,22 +80,29 @@ static int inet(const char *host, const char *port, int type)
         return sock_connect(AF_INET, type, (struct sockaddr *) &sin, sizeof(sin));
 }
 
+/* A unix address for a socket file or an abstract name; its length, or
+ * 0 when the name does not fit. */
+static socklen_t unix_addr(struct sockaddr_un *sun, const char *name, int abstract)
+{
+        memset(sun, 0, sizeof(*sun));
+        sun->sun_family = AF_UNIX;
+        if (strlen(name) + 2 > sizeof(sun->sun_path))
+                return 0;
+        if (!abstract) {
+                strcpy(sun->sun_path, name);
+                return sizeof(*sun);
+        }
+        memcpy(sun->sun_path + 1, name, strlen(name));
+        return (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+}
+
 static int unix_connect(const char *name, int abstract)
 {
         struct sockaddr_un sun;
-        socklen_t len;
+        socklen_t len = unix_addr(&sun, name, abstract);
 
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        if (strlen(name) + 2 > sizeof(sun.sun_path))
+        if (len == 0)
                 return 120;
-        if (abstract) {
-                memcpy(sun.sun_path + 1, name, strlen(name));
-                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
-        } else {
-                strcpy(sun.sun_path, name);
-                len = sizeof(sun);
-        }
         return sock_connect(AF_UNIX, SOCK_STREAM, (struct sockaddr *) &sun, len);
 }
 
@@ -105,20 +112,11 @@ static int unix_connect(const char *name, int abstract)
 static int unix_dgram(const char *name, int abstract)
 {
         struct sockaddr_un sun;
-        socklen_t len;
+        socklen_t len = unix_addr(&sun, name, abstract);
         int sv[2], ok = 0;
 
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        if (strlen(name) + 2 > sizeof(sun.sun_path))
+        if (len == 0)
                 return 120;
-        if (abstract) {
-                memcpy(sun.sun_path + 1, name, strlen(name));
-                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
-        } else {
-                strcpy(sun.sun_path, name);
-                len = sizeof(sun);
-        }
         if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
                 TRY(socketpair(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, sv));
         if (sendto(sv[0], "x", 1, 0, (struct sockaddr *) &sun, len) == 1)
@@ -186,11 +184,8 @@ static int unix_nonblocking(const char *path)
         int fd, err = 0;
         socklen_t len = sizeof(err);
 
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        if (strlen(path) + 1 > sizeof(sun.sun_path))
+        if (unix_addr(&sun, path, 0) == 0)
                 return 120;
-        strcpy(sun.sun_path, path);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         TRY(fd);
         if (connect(fd, (struct sockaddr *) &sun, sizeof(sun)) < 0 && errno != EINPROGRESS)
@@ -254,10 +249,8 @@ static int unix_stall(const char *path, const char *file)
         pthread_t t;
         int i, fd, e;
 
-        sun.sun_family = AF_UNIX;
-        if (strlen(path) + 1 > sizeof(sun.sun_path))
+        if (unix_addr(&sun, path, 0) == 0)
                 return 120;
-        strcpy(sun.sun_path, path);
         for (i = 0; i < 4096; i++) {
                 fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
                 TRY(fd);

@@ -59,7 +59,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
@@ -746,18 +748,60 @@ SU void run_mode(struct fx *f, int32_t backend, int32_t mode, const char *const 
         sbx_profile_free(p);
 }
 
-/* The probe's exit status under {backend, mode}: PROBE(f, b, m, "write", path). */
-SU int probe_status(struct fx *f, int32_t backend, int32_t mode, const char *a1,
-                    const char *a2, const char *a3, const char *a4)
+/* The probe's wait status under profile: probe_profile(f, b, p, "unix", path, NULL, NULL). */
+SU int probe_profile(struct fx *f, int32_t backend, const sbx_profile *profile, const char *a1,
+                     const char *a2, const char *a3, const char *a4)
 {
         const char *argv[6] = { f->probe, a1, a2, a3, a4, NULL };
         struct res *res = calloc(1, sizeof(*res));
         int st;
 
         assert_non_null(res);
-        run_mode(f, backend, mode, argv, NULL, res);
+        run_profile(f, backend, profile, argv, NULL, res);
         st = res->status;
         free(res);
+        return st;
+}
+
+/* A nonblocking unix socket of type (SOCK_STREAM: listening with backlog)
+ * bound to the file name (replacing one there, mode 0777) or the abstract
+ * name, tracked by the fixture. */
+SU int fx_unix_socket(struct fx *f, int type, const char *name, int abstract, int backlog)
+{
+        struct sockaddr_un sun;
+        socklen_t len;
+        int fd;
+
+        memset(&sun, 0, sizeof(sun));
+        sun.sun_family = AF_UNIX;
+        assert_true(strlen(name) + 2 < sizeof(sun.sun_path));
+        if (abstract) {
+                memcpy(sun.sun_path + 1, name, strlen(name));
+                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+        } else {
+                (void) unlink(name);
+                strcpy(sun.sun_path, name);
+                len = sizeof(sun);
+        }
+        fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        assert_true(fd >= 0);
+        fx_track_fd(f, fd);
+        assert_int_equal(bind(fd, (struct sockaddr *) &sun, len), 0);
+        if (!abstract)
+                assert_int_equal(chmod(name, 0777), 0);
+        if (type == SOCK_STREAM)
+                assert_int_equal(listen(fd, backlog), 0);
+        return fd;
+}
+
+/* The probe's exit status under {backend, mode}: PROBE(f, b, m, "write", path). */
+SU int probe_status(struct fx *f, int32_t backend, int32_t mode, const char *a1,
+                    const char *a2, const char *a3, const char *a4)
+{
+        sbx_profile *p = make_profile(f, mode, 0);
+        int st = probe_profile(f, backend, p, a1, a2, a3, a4);
+
+        sbx_profile_free(p);
         return st;
 }
 

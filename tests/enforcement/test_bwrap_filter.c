@@ -157,24 +157,6 @@ static int tcp_listener(struct fx *f, char *port, size_t size)
         return fd;
 }
 
-static int unix_listener(struct fx *f, const char *path)
-{
-        struct sockaddr_un sun;
-        int fd;
-
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        assert_true(strlen(path) < sizeof(sun.sun_path));
-        strcpy(sun.sun_path, path);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(fd >= 0);
-        fx_track_fd(f, fd);
-        assert_int_equal(bind(fd, (struct sockaddr *) &sun, sizeof(sun)), 0);
-        assert_int_equal(chmod(path, 0777), 0);
-        assert_int_equal(listen(fd, 16), 0);
-        return fd;
-}
-
 /* A connection is queued before connect() returns: once the probe was
  * reaped, whatever it reached is waiting (no time to wait for). */
 static int accepted(int lfd)
@@ -204,17 +186,12 @@ static void test_bwrap_filter__network_deny_reaches_nothing(void **state)
         tcp = tcp_listener(f, port, sizeof(port));
         join(sock, f->outside, "db.sock");
         fx_populate(f);
-        ux = unix_listener(f, sock);
+        ux = fx_unix_socket(f, SOCK_STREAM, sock, 0, 16);
         join(dsock, f->outside, "log.sock");
+        dg = fx_unix_socket(f, SOCK_DGRAM, dsock, 0, 0);
         memset(&dsun, 0, sizeof(dsun));
         dsun.sun_family = AF_UNIX;
-        assert_true(strlen(dsock) < sizeof(dsun.sun_path));
         strcpy(dsun.sun_path, dsock);
-        dg = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(dg >= 0);
-        fx_track_fd(f, dg);
-        assert_int_equal(bind(dg, (struct sockaddr *) &dsun, sizeof(dsun)), 0);
-        assert_int_equal(chmod(dsock, 0777), 0);
         /* Host-side control: the datagram socket receives. */
         {
                 int c = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

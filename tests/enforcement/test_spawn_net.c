@@ -42,35 +42,6 @@ static int bound_port(int fd, char *out, size_t size)
         return 0;
 }
 
-/* A unix socket of type at the abstract name, or the path: bound,
- * listening if a stream, nonblocking, tracked by the fixture. */
-static int unix_bound(struct fx *f, int type, const char *name, int abstract)
-{
-        struct sockaddr_un sun;
-        socklen_t len;
-        int fd;
-
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        assert_true(strlen(name) + 1 < sizeof(sun.sun_path));
-        if (abstract) {
-                memcpy(sun.sun_path + 1, name, strlen(name));
-                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
-        } else {
-                strcpy(sun.sun_path, name);
-                len = sizeof(sun);
-        }
-        fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(fd >= 0);
-        fx_track_fd(f, fd);
-        assert_int_equal(bind(fd, (struct sockaddr *) &sun, len), 0);
-        if (!abstract)
-                assert_int_equal(chmod(name, 0777), 0);
-        if (type == SOCK_STREAM)
-                assert_int_equal(listen(fd, 16), 0);
-        return fd;
-}
-
 static void open_listeners(struct fx *f, struct listeners *l)
 {
         struct sockaddr_in sin;
@@ -94,13 +65,13 @@ static void open_listeners(struct fx *f, struct listeners *l)
 
         snprintf(l->abs_name, sizeof(l->abs_name), "sbx-spawn-test-%d-%ld", (int) getpid(),
                  (long) now_ms());
-        l->abs = unix_bound(f, SOCK_STREAM, l->abs_name, 1);
+        l->abs = fx_unix_socket(f, SOCK_STREAM, l->abs_name, 1, 16);
         snprintf(l->dabs_name, sizeof(l->dabs_name), "%s-dgram", l->abs_name);
-        l->dabs = unix_bound(f, SOCK_DGRAM, l->dabs_name, 1);
+        l->dabs = fx_unix_socket(f, SOCK_DGRAM, l->dabs_name, 1, 16);
         join(l->path_name, f->outside, "s.sock");
-        l->path = unix_bound(f, SOCK_STREAM, l->path_name, 0);
+        l->path = fx_unix_socket(f, SOCK_STREAM, l->path_name, 0, 16);
         join(l->dpath_name, f->outside, "d.sock");
-        l->dpath = unix_bound(f, SOCK_DGRAM, l->dpath_name, 0);
+        l->dpath = fx_unix_socket(f, SOCK_DGRAM, l->dpath_name, 0, 16);
 }
 
 static void close_listeners(struct fx *f, struct listeners *l)

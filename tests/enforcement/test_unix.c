@@ -27,33 +27,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-static int listen_unix(struct fx *f, const char *name, int abstract, int backlog)
-{
-        struct sockaddr_un sun;
-        socklen_t len;
-        int fd;
-
-        memset(&sun, 0, sizeof(sun));
-        sun.sun_family = AF_UNIX;
-        assert_true(strlen(name) + 2 < sizeof(sun.sun_path));
-        if (abstract) {
-                memcpy(sun.sun_path + 1, name, strlen(name));
-                len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
-        } else {
-                (void) unlink(name);
-                strcpy(sun.sun_path, name);
-                len = sizeof(sun);
-        }
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(fd >= 0);
-        fx_track_fd(f, fd);
-        assert_int_equal(bind(fd, (struct sockaddr *) &sun, len), 0);
-        if (!abstract)
-                assert_int_equal(chmod(name, 0777), 0);
-        assert_int_equal(listen(fd, backlog), 0);
-        return fd;
-}
-
 /* Connections waiting on listener fd (accepted and closed); *bytes gets
  * what they sent, if not NULL.  Once the probe was reaped, whatever it
  * reached is queued: no waiting. */
@@ -95,20 +68,6 @@ static sbx_profile *unix_profile(struct fx *f, int32_t mode, int net, const char
         return q;
 }
 
-static int run_probe(struct fx *f, int32_t backend, const sbx_profile *p, const char *a1,
-                     const char *a2, const char *a3, const char *a4)
-{
-        const char *argv[6] = { f->probe, a1, a2, a3, a4, NULL };
-        struct res *res = calloc(1, sizeof(*res));
-        int st;
-
-        assert_non_null(res);
-        run_profile(f, backend, p, argv, NULL, res);
-        st = ecode(res->status);
-        free(res);
-        return st;
-}
-
 static void test_unix__only_the_listed_socket(void **state)
 {
         struct fx *f = *state;
@@ -122,17 +81,17 @@ static void test_unix__only_the_listed_socket(void **state)
         join(a, f->outside, "a.sock");
         join(b, f->outside, "b.sock");
         join(link, f->ws, "link.sock");
-        la = listen_unix(f, a, 0, 512);
-        lb = listen_unix(f, b, 0, 512);
+        la = fx_unix_socket(f, SOCK_STREAM, a, 0, 512);
+        lb = fx_unix_socket(f, SOCK_STREAM, b, 0, 512);
         snprintf(abs_name, sizeof(abs_name), "sbx-unix-test-%d", (int) getpid());
-        labs = listen_unix(f, abs_name, 1, 64);
+        labs = fx_unix_socket(f, SOCK_STREAM, abs_name, 1, 64);
         assert_int_equal(symlink(a, link), 0);
         /* A socket in a directory rung 1 hides (/run), when we may make one. */
         snprintf(run_dir, sizeof(run_dir), "/run/sbx-unix-test-%d", (int) getpid());
         lrun = -1;
         if (mkdir(run_dir, 0755) == 0) {
                 snprintf(run_sock, sizeof(run_sock), "%s/s.sock", run_dir);
-                lrun = listen_unix(f, run_sock, 0, 64);
+                lrun = fx_unix_socket(f, SOCK_STREAM, run_sock, 0, 64);
         } else {
                 note("cannot create %s (%s): the hidden-directory case is not run", run_dir,
                      strerror(errno));
@@ -148,23 +107,23 @@ static void test_unix__only_the_listed_socket(void **state)
                         sbx_profile *p = unix_profile(f, k->mode, net, socks, lrun >= 0 ? 2 : 1);
 
                         set_label(f, k->backend, k->mode, net ? "network allow" : "network deny");
-                        s = run_probe(f, k->backend, p, "unix", a, NULL, NULL);
+                        s = ecode(probe_profile(f, k->backend, p, "unix", a, NULL, NULL));
                         CHECK(f, s == 0, "connect to the listed %s: exit %d", a, s);
                         CHECK(f, drain(la, got, sizeof(got)) == 1 && strcmp(got, "x") == 0,
                               "the listed socket's listener got no connection with \"x\"");
-                        s = run_probe(f, k->backend, p, "unix-nb", a, NULL, NULL);
+                        s = ecode(probe_profile(f, k->backend, p, "unix-nb", a, NULL, NULL));
                         CHECK(f, s == 0, "nonblocking connect to the listed %s: exit %d", a, s);
                         CHECK(f, drain(la, got, sizeof(got)) == 1 && strcmp(got, "n") == 0,
                               "the listed socket's listener got no nonblocking connection");
 
-                        s = run_probe(f, k->backend, p, "unix", b, NULL, NULL);
+                        s = ecode(probe_profile(f, k->backend, p, "unix", b, NULL, NULL));
                         CHECK(f, s == EACCES, "connect to the unlisted %s: exit %d, want EACCES",
                               b, s);
-                        s = run_probe(f, k->backend, p, "abstract", abs_name, NULL, NULL);
+                        s = ecode(probe_profile(f, k->backend, p, "abstract", abs_name, NULL, NULL));
                         CHECK(f, s != 0, "connect to the abstract name succeeded");
-                        s = run_probe(f, k->backend, p, "unix", link, NULL, NULL);
+                        s = ecode(probe_profile(f, k->backend, p, "unix", link, NULL, NULL));
                         CHECK(f, s != 0, "connect through the link %s succeeded", link);
-                        s = run_probe(f, k->backend, p, "unix-dgram", a, NULL, NULL);
+                        s = ecode(probe_profile(f, k->backend, p, "unix-dgram", a, NULL, NULL));
                         CHECK(f, s != 0, "a datagram socket reached %s", a);
                         CHECK(f, drain(lb, NULL, 0) == 0, "the unlisted listener got a connection");
                         CHECK(f, drain(labs, NULL, 0) == 0, "the abstract listener got a connection");
@@ -172,7 +131,7 @@ static void test_unix__only_the_listed_socket(void **state)
                               "through its link or a datagram");
 
                         if (lrun >= 0) {
-                                s = run_probe(f, k->backend, p, "unix", run_sock, NULL, NULL);
+                                s = ecode(probe_profile(f, k->backend, p, "unix", run_sock, NULL, NULL));
                                 CHECK(f, s == 0, "connect to the listed %s: exit %d", run_sock, s);
                                 CHECK(f, drain(lrun, NULL, 0) == 1, "the listener in %s saw no "
                                       "connection", run_dir);
@@ -180,7 +139,7 @@ static void test_unix__only_the_listed_socket(void **state)
 
                         /* The address flips between a.sock and b.sock while
                          * the main thread connects: b.sock never gets one. */
-                        s = run_probe(f, k->backend, p, "unix-race", a, b, "300");
+                        s = ecode(probe_profile(f, k->backend, p, "unix-race", a, b, "300"));
                         CHECK(f, drain(lb, NULL, 0) == 0, "the unlisted listener got a connection "
                               "from the race (probe exit %d)", s);
                         (void) drain(la, NULL, 0);
@@ -213,7 +172,7 @@ static void test_unix__blocked_connect_stalls_nothing(void **state)
 
         fx_populate(f);
         join(a, f->outside, "full.sock");
-        la = listen_unix(f, a, 0, 1);
+        la = fx_unix_socket(f, SOCK_STREAM, a, 0, 1);
         socks[0] = a;
         for (c = 0; c < N_COMBOS; c++) {
                 const struct combo *k = &COMBOS[c];
@@ -225,7 +184,7 @@ static void test_unix__blocked_connect_stalls_nothing(void **state)
                 join(mark, f->ws, "answered");
                 (void) unlink(mark);
                 p = unix_profile(f, k->mode, 0, socks, 1);
-                s = run_probe(f, k->backend, p, "unix-stall", a, mark, NULL);
+                s = ecode(probe_profile(f, k->backend, p, "unix-stall", a, mark, NULL));
                 CHECK(f, s == 0, "unix-stall: exit %d", s);
                 CHECK(f, exists(mark), "the file made after the blocked connects is missing");
                 sbx_profile_free(p);
@@ -250,7 +209,7 @@ static void test_unix__tcp_still_connects(void **state)
 
         fx_populate(f);
         join(a, f->outside, "a.sock");
-        la = listen_unix(f, a, 0, 16);
+        la = fx_unix_socket(f, SOCK_STREAM, a, 0, 16);
         socks[0] = a;
         memset(&sin, 0, sizeof(sin));
         sin.sin_family = AF_INET;
@@ -270,14 +229,14 @@ static void test_unix__tcp_still_connects(void **state)
                         continue;
                 set_label(f, k->backend, k->mode, "network allow");
                 p = unix_profile(f, k->mode, 1, socks, 1);
-                s = run_probe(f, k->backend, p, "tcp", "127.0.0.1", port, NULL);
+                s = ecode(probe_profile(f, k->backend, p, "tcp", "127.0.0.1", port, NULL));
                 CHECK(f, s == 0, "TCP to 127.0.0.1:%s: exit %d", port, s);
                 CHECK(f, drain(tcp, NULL, 0) == 1, "the TCP listener saw no connection");
                 sbx_profile_free(p);
                 /* and with the network denied, the loopback stays closed */
                 set_label(f, k->backend, k->mode, "network deny");
                 p = unix_profile(f, k->mode, 0, socks, 1);
-                s = run_probe(f, k->backend, p, "tcp", "127.0.0.1", port, NULL);
+                s = ecode(probe_profile(f, k->backend, p, "tcp", "127.0.0.1", port, NULL));
                 CHECK(f, s != 0, "TCP to 127.0.0.1:%s with the network denied succeeded", port);
                 CHECK(f, drain(tcp, NULL, 0) == 0, "the TCP listener got a connection with the "
                       "network denied");
@@ -317,13 +276,13 @@ static void test_unix__pinning_checks_the_path(void **state)
                         continue;
                 set_label(f, k->backend, k->mode, NULL);
                 assert_int_equal(mkdir(dir, 0755), 0);
-                l = listen_unix(f, sock, 0, 16);
+                l = fx_unix_socket(f, SOCK_STREAM, sock, 0, 16);
                 p = unix_profile(f, k->mode, 0, socks, 1);
                 fx_close_fd(f, l);
 
                 /* gone: the spawn runs, the connect says ENOENT */
                 assert_int_equal(unlink(sock), 0);
-                s = run_probe(f, k->backend, p, "unix", sock, NULL, NULL);
+                s = ecode(probe_profile(f, k->backend, p, "unix", sock, NULL, NULL));
                 CHECK(f, s == ENOENT, "connect to a listed socket that is gone: exit %d", s);
 
                 /* a regular file now */
@@ -340,7 +299,7 @@ static void test_unix__pinning_checks_the_path(void **state)
                 /* its directory a symbolic link to another one */
                 assert_int_equal(rename(dir, dir2), 0);
                 assert_int_equal(symlink(dir2, dir), 0);
-                l = listen_unix(f, sock, 0, 16);
+                l = fx_unix_socket(f, SOCK_STREAM, sock, 0, 16);
                 res = calloc(1, sizeof(*res));
                 assert_non_null(res);
                 run_profile(f, k->backend, p, argv, &(struct ro){ .may_fail = 1 }, res);
@@ -372,7 +331,7 @@ static void test_unix__bwrap_refuses(void **state)
                 return;
         fx_populate(f);
         join(a, f->outside, "a.sock");
-        la = listen_unix(f, a, 0, 16);
+        la = fx_unix_socket(f, SOCK_STREAM, a, 0, 16);
         socks[0] = a;
         set_label(f, SBX_BACKEND_BWRAP, SBX_MODE_READ_ONLY, NULL);
         p = unix_profile(f, SBX_MODE_READ_ONLY, 0, socks, 1);
