@@ -93,7 +93,9 @@ SBX_API const char *sbx_version_string(void);
         X(E_GRANT_WRONG_COMMAND,     23, "grant bound to another command") \
         X(E_GRANT_WRONG_EXECUTION,   24, "grant bound to another execution") \
         X(E_GRANT_WRONG_WORKING_DIRECTORY, 25, "grant bound to another working directory") \
-        X(E_GRANT_TARGET_CHANGED,    26, "granted target changed since approval")
+        X(E_GRANT_TARGET_CHANGED,    26, "granted target changed since approval") \
+        X(E_GRANT_UNKNOWN,           27, "unknown grant token") \
+        X(E_CLOSED,                  28, "the executor set is closed")
 
 typedef enum sbx_code {
 #define SBX__CODE_ENUM(name, value, text) SBX_##name = value,
@@ -1026,6 +1028,175 @@ SBX_API sbx_code sbx_denial_class_marker(int32_t denial_class, int32_t mode, cha
 SBX_API sbx_code sbx_plan_denial(const sbx_plan *plan, int32_t backend, const char *cwd,
                                  int exit_code, const char *err_text, size_t err_len,
                                  int32_t *class_out, sbx_error *err);
+
+/* ------------------------------------------------------------- executors */
+
+/*
+ * An executor set runs commands under one profile (docs/executors.md).
+ * Each key gets an independent executor: its own grant identity and an
+ * owner-only HOME and TMPDIR below the set's scratch root.  An executor
+ * runs a command confined, captures its output and answers with what the
+ * sandbox enforced; a Gated capability opens for one run only, with a
+ * single-spawn grant token the executor minted (sbx_executor_issue_grant).
+ * Executors run on the native and landlock backends; a host with neither
+ * fails construction (SBX_E_SANDBOX_UNAVAILABLE), never a weaker run.
+ * Thread-safety: every call is safe from any thread; sbx_executor_run may
+ * run in several threads on one executor at once.
+ */
+typedef struct sbx_executor_set sbx_executor_set;
+typedef struct sbx_executor sbx_executor;
+
+/* Windows options (accepted and ignored off Windows). */
+typedef enum sbx_windows_mode {
+        SBX_WINDOWS_AUTO             = 0,
+        SBX_WINDOWS_RESTRICTED_TOKEN = 1,
+        SBX_WINDOWS_ELEVATED         = 2
+} sbx_windows_mode;
+
+typedef struct sbx_executor_set_options {
+        uint32_t version;               /* SBX_EXECUTOR_SET_OPTIONS_VERSION */
+        const char *scratch_root;       /* required: absolute; created owner-only when
+                                         * missing, else an owner-only directory of
+                                         * this user */
+        uint32_t max_executors;         /* required: 1..4096 */
+        int64_t  grant_ttl_ms;          /* maximum grant lifetime; 0 = 15 minutes;
+                                         * negative is SBX_E_INVALID */
+        int32_t  backend;               /* SBX_BACKEND_AUTO, NATIVE or LANDLOCK */
+        int32_t  windows_mode;          /* sbx_windows_mode */
+        const char *windows_state_root; /* NULL */
+} sbx_executor_set_options;
+#define SBX_EXECUTOR_SET_OPTIONS_VERSION 1u
+#define SBX_EXECUTOR_SET_OPTIONS_INIT \
+        { SBX_EXECUTOR_SET_OPTIONS_VERSION, NULL, 0, 0, SBX_BACKEND_AUTO, SBX_WINDOWS_AUTO, NULL }
+SBX_API void sbx_executor_set_options_init(sbx_executor_set_options *opts);
+
+/* A set for profile (copied).  An unconfined profile needs its ack (as for
+ * sbx_profile_new) and runs directly.  Errors: SBX_E_INVALID,
+ * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_IO (the scratch root), SBX_E_NOMEM. */
+SBX_API sbx_code sbx_executor_set_new(const sbx_profile *profile,
+                                      const sbx_executor_set_options *opts,
+                                      sbx_executor_set **out, sbx_error *err);
+/* The executor for key (a non-empty string), created on first use; borrowed,
+ * valid until sbx_executor_set_free.  Errors: SBX_E_INVALID, SBX_E_RANGE
+ * (more keys than max_executors), SBX_E_CLOSED, SBX_E_IO, SBX_E_NOMEM. */
+SBX_API sbx_code sbx_executor_set_get(sbx_executor_set *set, const char *key,
+                                      sbx_executor **out, sbx_error *err);
+/* Revoke every grant, kill every running command's process tree and wait
+ * for it, then remove the directories the set created (never following a
+ * link a command planted).  Idempotent; afterwards every call on the set
+ * or its executors is SBX_E_CLOSED.  Errors: SBX_E_IO (something could not
+ * be removed; the set is closed all the same). */
+SBX_API sbx_code sbx_executor_set_close(sbx_executor_set *set, sbx_error *err);
+/* Close (if not yet) and free.  NULL is ignored. */
+SBX_API void sbx_executor_set_free(sbx_executor_set *set);
+
+/* The nine grant classes: the shipped enforcement contract. */
+#define SBX_GRANT_CLASS_FS_PATH_READ   "filesystem.path.read.v1"
+#define SBX_GRANT_CLASS_FS_TREE_READ   "filesystem.tree.read.v1"
+#define SBX_GRANT_CLASS_FS_HOST_READ   "filesystem.host.read.v1"
+#define SBX_GRANT_CLASS_FS_PATH_WRITE  "filesystem.path.write.v1"
+#define SBX_GRANT_CLASS_FS_TREE_WRITE  "filesystem.tree.write.v1"
+#define SBX_GRANT_CLASS_FS_HOST_WRITE  "filesystem.host.write.v1"
+#define SBX_GRANT_CLASS_NET_PROXY_TARGET "network.proxy-target.v1"
+#define SBX_GRANT_CLASS_NET_BROAD      "network.broad.v1"
+#define SBX_GRANT_CLASS_COMMAND_START  "command.start.v1"
+
+/* A token: "sbxg1-" + 32 hex digits (128 random bits) + NUL. */
+#define SBX_GRANT_TOKEN_SIZE 40
+
+typedef struct sbx_grant_request {
+        uint32_t version;               /* SBX_GRANT_REQUEST_VERSION */
+        const char *execution_id;       /* required, non-empty */
+        const char *command;            /* the exact normalized command (see
+                                         * sbx_run_options) */
+        const char *cwd;                /* canonical; NULL = the workspace root */
+        const char *kind;               /* sbx_profile_access_for's kind ... */
+        const char *scope;              /* ... and scope: must be Gated */
+        const char *grant_class;        /* SBX_GRANT_CLASS_* */
+        const char *target;             /* the normalized target */
+        int64_t  expires_at_ms;         /* Unix ms; 0 = now + the set's TTL; capped
+                                         * by it; in the past is SBX_E_INVALID */
+} sbx_grant_request;
+#define SBX_GRANT_REQUEST_VERSION 1u
+#define SBX_GRANT_REQUEST_INIT { SBX_GRANT_REQUEST_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+
+/* Mint a single-spawn token for one Gated capability into token
+ * (SBX_GRANT_TOKEN_SIZE bytes).  It re-reads access_for(kind, scope):
+ * Deny is SBX_E_GRANT_DENIED, Allow SBX_E_GRANT_UNSUPPORTED.  The class,
+ * kind, scope and target must agree exactly (docs/executors.md), and a
+ * class the backend cannot enforce is SBX_E_GRANT_UNSUPPORTED.  Errors
+ * also: SBX_E_INVALID, SBX_E_RANGE, SBX_E_CLOSED, SBX_E_IO, SBX_E_NOMEM. */
+SBX_API sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req,
+                                          char *token, size_t token_size, sbx_error *err);
+
+typedef struct sbx_run_options {
+        uint32_t version;               /* SBX_RUN_OPTIONS_VERSION */
+        const char *execution_id;       /* required with tokens; NULL otherwise */
+        const char *cwd;                /* canonical; NULL = the workspace root */
+        const char *command;            /* shell form: run as /bin/sh -c command ... */
+        const char *const *argv;        /* ... or argv form: exactly one of the two */
+        const char *const *tokens;      /* grant tokens for this run */
+        size_t   n_tokens;
+        const void *stdin_data;         /* written to the command's stdin, then EOF; */
+        size_t   stdin_len;             /* NULL: stdin is /dev/null */
+        size_t   output_cap;            /* bytes kept per stream; 0 = 1 MiB */
+        uint64_t timeout_ms;            /* 0 = none: the whole tree is killed after it */
+        const char *const *envp;        /* environment to filter; NULL = environ */
+} sbx_run_options;
+#define SBX_RUN_OPTIONS_VERSION 1u
+#define SBX_RUN_OPTIONS_INIT \
+        { SBX_RUN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, NULL }
+SBX_API void sbx_run_options_init(sbx_run_options *opts);
+
+typedef struct sbx_run_result {
+        uint32_t version;               /* set by sbx_executor_run */
+        int32_t  exited;                /* 1: exit_code is valid */
+        int32_t  exit_code;
+        int32_t  signal;                /* the signal that ended it, or 0 */
+        int32_t  timed_out;             /* 1: the timeout killed the tree */
+        int32_t  cancelled;             /* 1: sbx_executor_cancel killed the tree */
+        char    *out;                   /* stdout, NUL-terminated (out_len bytes) */
+        size_t   out_len;
+        int32_t  out_truncated;         /* 1: more was written than output_cap */
+        char    *err;                   /* stderr, likewise */
+        size_t   err_len;
+        int32_t  err_truncated;
+        sbx_guarantee_report guarantees;/* what this run enforced */
+        int32_t  denial;                /* sbx_denial_class: what the sandbox refused,
+                                         * judged from stderr (sbx_plan_denial) */
+        char     marker[SBX_DENIAL_CLASS_MARKER_MAX]; /* its model-facing marker, or "" */
+} sbx_run_result;
+
+/*
+ * Run one command confined under the executor's profile, widened for this
+ * run only by the tokens' grants.  The command forms, and the normalized
+ * command a grant binds to:
+ *   command  the string itself, run as /bin/sh -c command;
+ *   argv     each argument as a POSIX shell word in single quotes (a quote
+ *            inside as '\''), joined by one space; run as argv (argv[0]
+ *            searched in PATH).
+ * Either must satisfy access_for's command rules (non-empty, no control
+ * characters, ...).  command.execute Allow runs; Deny is
+ * SBX_E_GRANT_DENIED and Gated SBX_E_GRANT_REQUIRED unless a
+ * command.start.v1 token for exactly this command is presented; nothing
+ * is spawned then.  Every token is verified before the spawn and all are
+ * consumed by it (SBX_E_GRANT_UNKNOWN, _REPLAY, _EXPIRED,
+ * _WRONG_EXECUTION, _WRONG_COMMAND, _WRONG_WORKING_DIRECTORY,
+ * _TARGET_CHANGED; a token that widens nothing the run needs is still
+ * consumed).  On SBX_OK *res holds the outcome (free it with
+ * sbx_run_result_free), whatever the command's exit status.  Errors also:
+ * SBX_E_INVALID, SBX_E_CLOSED, SBX_E_NOT_FOUND, SBX_E_IO, SBX_E_NOMEM and
+ * sbx_spawn's.
+ */
+SBX_API sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *opts,
+                                  sbx_run_result *res, sbx_error *err);
+/* Kill the process trees of the running commands of execution_id (every
+ * one when NULL); their results say cancelled.  Not an error when none
+ * runs.  Errors: SBX_E_INVALID, SBX_E_CLOSED. */
+SBX_API sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id,
+                                     sbx_error *err);
+/* Free out and err (the struct is the caller's).  NULL is ignored. */
+SBX_API void sbx_run_result_free(sbx_run_result *res);
 
 #ifdef __cplusplus
 }

@@ -151,13 +151,9 @@ static uint32_t root_bits(int32_t read, int32_t write)
 }
 
 /* A growable rule vector. */
-struct rules {
-        struct sbx_plan_fs_rule *v;
-        size_t n, cap;
-};
 
 /* Append a rule taking ownership of `path` (freed on failure).  0 or -ENOMEM. */
-static int rules_take(struct rules *r, char *path, uint32_t access, int32_t scope,
+static int rules_take(struct sbx__rules *r, char *path, uint32_t access, int32_t scope,
                       uint32_t origin)
 {
         if (path == NULL)
@@ -186,7 +182,7 @@ static int rules_take(struct rules *r, char *path, uint32_t access, int32_t scop
         return 0;
 }
 
-static int rules_add(struct rules *r, const char *path, uint32_t access, int32_t scope,
+int sbx__rules_add(struct sbx__rules *r, const char *path, uint32_t access, int32_t scope,
                      uint32_t origin)
 {
         return rules_take(r, sbx__strdup(path), access, scope, origin);
@@ -325,13 +321,14 @@ void sbx_plan_free(sbx_plan *plan)
         for (i = 0; i < plan->n_unix_sockets; i++)
                 free(plan->unix_sockets[i]);
         free(plan->unix_sockets);
+        free(plan->scratch_dir);
         free(plan->workspace_root);
         free(plan);
 }
 
 /* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
  * holds what was copied, for sbx_plan_free). */
-static int copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n)
+int sbx__plan_copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n)
 {
         size_t i;
 
@@ -399,26 +396,26 @@ static sbx_code check_profile(const char *fn, const sbx_profile *p, sbx_error *e
 }
 
 /* Every rule of a sandboxed profile, unsorted.  0 or -ENOMEM / -ERANGE. */
-static int build_rules(const sbx_profile *p, struct rules *r)
+static int build_rules(const sbx_profile *p, struct sbx__rules *r)
 {
         int host_readable = p->host_read == SBX_ACCESS_ALLOW;
         size_t i, k;
         int rc;
 
         if (host_readable) {
-                rc = rules_add(r, "/", root_bits(p->host_read, p->host_write), SBX__FS_TREE,
+                rc = sbx__rules_add(r, "/", root_bits(p->host_read, p->host_write), SBX__FS_TREE,
                                SBX__ORIGIN_HOST);
                 if (rc < 0)
                         return rc;
         }
         /* The workspace and every additional root, even with access 0: that
          * is an explicit carve-out backends must hide. */
-        rc = rules_add(r, p->workspace_root, root_bits(p->workspace_read, p->workspace_write),
+        rc = sbx__rules_add(r, p->workspace_root, root_bits(p->workspace_read, p->workspace_write),
                        SBX__FS_TREE, SBX__ORIGIN_WORKSPACE);
         if (rc < 0)
                 return rc;
         for (i = 0; i < p->n_roots; i++) {
-                rc = rules_add(r, p->roots[i].path, root_bits(p->roots[i].read, p->roots[i].write),
+                rc = sbx__rules_add(r, p->roots[i].path, root_bits(p->roots[i].read, p->roots[i].write),
                                SBX__FS_TREE, SBX__ORIGIN_ADDITIONAL);
                 if (rc < 0)
                         return rc;
@@ -458,14 +455,14 @@ static int build_rules(const sbx_profile *p, struct rules *r)
         for (k = 0; k < p->n_secrets; k++) {
                 if (!sbx__profile_secret_applies(p, &p->secrets[k]))
                         continue;
-                rc = rules_add(r, p->secrets[k].path, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET);
+                rc = sbx__rules_add(r, p->secrets[k].path, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET);
                 if (rc < 0)
                         return rc;
         }
         for (k = 0; k < SBX__ARRAY_SIZE(runtime_paths); k++) {
                 if (runtime_paths[k].loader && host_readable)
                         continue;
-                rc = rules_add(r, runtime_paths[k].path, runtime_paths[k].access,
+                rc = sbx__rules_add(r, runtime_paths[k].path, runtime_paths[k].access,
                                runtime_paths[k].scope, SBX__ORIGIN_RUNTIME);
                 if (rc < 0)
                         return rc;
@@ -474,7 +471,7 @@ static int build_rules(const sbx_profile *p, struct rules *r)
 }
 
 /* Sort by path (then rank) and keep one rule per path: the best-ranked. */
-static void sort_dedupe(struct rules *r)
+void sbx__rules_sort(struct sbx__rules *r)
 {
         size_t i, kept = 0;
 
@@ -540,7 +537,7 @@ static uint32_t required_for(const sbx_profile *p, const struct sbx_plan *plan)
 
 /* The collapsed writable roots of the rules (runtime device nodes are
  * necessities, not roots).  0 or -ENOMEM. */
-static int build_writable(struct sbx_plan *plan)
+int sbx__plan_build_writable(struct sbx_plan *plan)
 {
         char **v;
         size_t i, n = 0, kept = 0;
@@ -578,7 +575,7 @@ static int build_writable(struct sbx_plan *plan)
 sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error *err)
 {
         const char *fn = "sbx_plan_compile";
-        struct rules r = { NULL, 0, 0 };
+        struct sbx__rules r = { NULL, 0, 0 };
         struct sbx_plan *plan;
         sbx_code c;
         int rc;
@@ -631,7 +628,7 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
                 size_t n_sockets = 0;
                 const char *const *sockets = sbx__profile_unix_sockets(profile, &n_sockets);
 
-                if (copy_sockets(plan, sockets, n_sockets) < 0)
+                if (sbx__plan_copy_sockets(plan, sockets, n_sockets) < 0)
                         goto nomem;
         }
 
@@ -647,7 +644,7 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         }
         if (rc < 0)
                 goto nomem;
-        sort_dedupe(&r);
+        sbx__rules_sort(&r);
         plan->rules = r.v;
         plan->n_rules = r.n;
         plan->required = required_for(profile, plan);
@@ -655,7 +652,7 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
         for (size_t i = 0; i < plan->n_rules; i++)
                 if (plan->rules[i].origin == SBX__ORIGIN_PROTECTED)
                         plan->protects_git = 1;
-        rc = build_writable(plan);
+        rc = sbx__plan_build_writable(plan);
         if (rc == -EINVAL) {
                 sbx_plan_free(plan);
                 return sbx__fail(err, SBX_E_INTERNAL, 0, "%s: writable roots collapse failed",
@@ -669,75 +666,6 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
 nomem:
         sbx_plan_free(plan);
         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-}
-
-/*
- * A copy of `in` with the discovered locations added as protected rules:
- * each one inside a writable rule gets that rule's access without write
- * (read follows the root), with its scope.  A path that already has a rule
- * keeps it (a configured root wins, as for the protected names).  0,
- * -ENOMEM.  Pure.
- */
-int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
-                            const int *trees, size_t n, struct sbx_plan **out)
-{
-        struct rules r = { NULL, 0, 0 };
-        struct sbx_plan *plan;
-        size_t i;
-        int added = 0;
-
-        *out = NULL;
-        plan = calloc(1, sizeof(*plan));
-        if (plan == NULL)
-                return -ENOMEM;
-        *plan = *in;
-        plan->rules = NULL;
-        plan->n_rules = 0;
-        plan->writable = NULL;
-        plan->workspace_root = sbx__strdup(in->workspace_root);
-        if (copy_sockets(plan, (const char *const *) in->unix_sockets, in->n_unix_sockets) < 0 ||
-            plan->workspace_root == NULL)
-                goto nomem;
-        plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
-        if (plan->writable == NULL)
-                goto nomem;
-        for (i = 0; i < in->n_writable; i++)
-                if ((plan->writable[i] = sbx__strdup(in->writable[i])) == NULL)
-                        goto nomem;
-        for (i = 0; i < in->n_rules; i++) {
-                const struct sbx_plan_fs_rule *ri = &in->rules[i];
-
-                if (rules_add(&r, ri->path, ri->access, ri->scope, ri->origin) < 0)
-                        goto nomem_rules;
-        }
-        for (i = 0; i < n; i++) {
-                const struct sbx_plan_fs_rule *up = sbx__plan_rule_for(in, paths[i]);
-
-                if (up == NULL || !(up->access & W) || strcmp(up->path, paths[i]) == 0)
-                        continue;
-                if (rules_add(&r, paths[i], up->access & ~W, trees[i] ? SBX__FS_TREE
-                                                                       : SBX__FS_EXACT,
-                              SBX__ORIGIN_PROTECTED) < 0)
-                        goto nomem_rules;
-                added = 1;
-        }
-        sort_dedupe(&r);
-        plan->rules = r.v;
-        plan->n_rules = r.n;
-        if (added) {
-                plan->protects_git = 1;
-                if (!plan->accept_unprotected_git)
-                        plan->required |= SBX_G_PROTECTED_PATHS;
-        }
-        *out = plan;
-        return 0;
-
-nomem_rules:
-        plan->rules = r.v;
-        plan->n_rules = r.n;
-nomem:
-        sbx_plan_free(plan);
-        return -ENOMEM;
 }
 
 sbx_code sbx_plan_guarantees(const sbx_plan *plan, sbx_guarantee_report *out, sbx_error *err)

@@ -87,6 +87,10 @@ struct sbx_plan {
          * a direct plan (which reaches everything). */
         char   **unix_sockets;
         size_t   n_unix_sockets;
+        /* An executor's directory holding home/ and tmp/, used as the
+         * spawn's HOME (when isolated) and TMPDIR instead of per-spawn
+         * scratch (sbx__plan_widen); NULL otherwise.  Owned. */
+        char    *scratch_dir;
 };
 
 /*
@@ -129,6 +133,43 @@ const struct sbx_plan_fs_rule *sbx__plan_rule_for(const struct sbx_plan *plan,
  */
 int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
                             const int *trees, size_t n, struct sbx_plan **out);
+
+/* A growing rule list (plan.c), shared with widen.c. */
+struct sbx__rules {
+        struct sbx_plan_fs_rule *v;
+        size_t n, cap;
+};
+/* Append a copy of path's rule.  0 or -ENOMEM (path not kept). */
+int sbx__rules_add(struct sbx__rules *r, const char *path, uint32_t access, int32_t scope,
+                   uint32_t origin);
+/* Sort by path (then rank) and keep one rule per path. */
+void sbx__rules_sort(struct sbx__rules *r);
+/* plan->writable from its rules.  0, -EINVAL, -ENOMEM. */
+int sbx__plan_build_writable(struct sbx_plan *plan);
+/* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
+ * holds what was copied, for sbx_plan_free). */
+int sbx__plan_copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n);
+
+/* One widening of a plan for one spawn (a grant, an executor's dirs). */
+struct sbx__widen {
+        const char *path;       /* canonical; NULL for the host rule ("/") */
+        uint32_t    access;     /* SBX__FS_* added */
+        int32_t     scope;      /* SBX__FS_EXACT or SBX__FS_TREE */
+};
+
+/*
+ * A copy of `in` widened for one spawn: each w[i] adds its access to the
+ * rule at its path (or the host rule), else becomes a new rule holding it
+ * and the access of the rule that contained the path (a carve-out below
+ * keeps its own, deeper rule); network_allow opens the network (the plan
+ * then no longer requires network-deny); command_allow lets a Gated
+ * command start; scratch_dir (may be NULL) is copied into the plan with
+ * read-write tree rules for its home/ and tmp/.  0, -EINVAL (a direct
+ * plan), -ENOMEM.  Pure.
+ */
+int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_t n,
+                    int network_allow, int command_allow, const char *scratch_dir,
+                    struct sbx_plan **out);
 
 /*
  * The describe escaping of one path, malloc'd (NULL on allocation

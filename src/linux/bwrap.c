@@ -312,6 +312,9 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
         /* bwrap execs the command itself: no supervisor can make its
          * connects, so a listed socket could only be reached by leaving
          * every other host socket reachable too.  Refused, not dropped. */
+        if (plan->scratch_dir != NULL)
+                return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: executors run on the native "
+                                 "and landlock backends only", fn);
         if (plan->n_unix_sockets > 0)
                 return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: --allow-unix (unix_sockets) "
                                  "needs the native or landlock backend: bwrap cannot limit "

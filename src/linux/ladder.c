@@ -441,7 +441,15 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         }
 
         /* Environment, HOME and TMPDIR. */
-        if (rung == 1) {
+        if (plan->scratch_dir != NULL) {
+                /* An executor's own directories, kept across its runs (the
+                 * plan has read-write rules for both). */
+                (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", plan->scratch_dir);
+                (void) snprintf(scratch_tmp, sizeof(scratch_tmp), "%s/tmp", plan->scratch_dir);
+                p.envp = sbx__plan_env(plan, src_env,
+                                       plan->home == SBX__ENV_DIR_CALLER ? home : scratch_home,
+                                       scratch_tmp);
+        } else if (rung == 1) {
                 const char *h = plan->home == SBX__ENV_DIR_CALLER ? home
                                 : (home != NULL ? home : "/tmp");
 

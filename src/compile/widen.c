@@ -1,0 +1,176 @@
+/*
+ * widen.c - plans derived from a compiled plan for one spawn: the git
+ * locations discovery found, added as protected rules
+ * (sbx__plan_add_protected), and an executor run's grants and directories
+ * (sbx__plan_widen).  Pure.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile/plan_internal.h"
+
+#define R SBX__FS_READ
+#define W SBX__FS_WRITE
+
+/*
+ * A copy of `in` with the discovered locations added as protected rules:
+ * each one inside a writable rule gets that rule's access without write
+ * (read follows the root), with its scope.  A path that already has a rule
+ * keeps it (a configured root wins, as for the protected names).  0,
+ * -ENOMEM.  Pure.
+ */
+int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
+                            const int *trees, size_t n, struct sbx_plan **out)
+{
+        struct sbx__rules r = { NULL, 0, 0 };
+        struct sbx_plan *plan;
+        size_t i;
+        int added = 0;
+
+        *out = NULL;
+        plan = calloc(1, sizeof(*plan));
+        if (plan == NULL)
+                return -ENOMEM;
+        *plan = *in;
+        plan->rules = NULL;
+        plan->n_rules = 0;
+        plan->writable = NULL;
+        plan->workspace_root = sbx__strdup(in->workspace_root);
+        plan->scratch_dir = in->scratch_dir != NULL ? sbx__strdup(in->scratch_dir) : NULL;
+        if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets, in->n_unix_sockets) < 0 ||
+            plan->workspace_root == NULL || (in->scratch_dir != NULL && plan->scratch_dir == NULL))
+                goto nomem;
+        plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
+        if (plan->writable == NULL)
+                goto nomem;
+        for (i = 0; i < in->n_writable; i++)
+                if ((plan->writable[i] = sbx__strdup(in->writable[i])) == NULL)
+                        goto nomem;
+        for (i = 0; i < in->n_rules; i++) {
+                const struct sbx_plan_fs_rule *ri = &in->rules[i];
+
+                if (sbx__rules_add(&r, ri->path, ri->access, ri->scope, ri->origin) < 0)
+                        goto nomem_rules;
+        }
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up = sbx__plan_rule_for(in, paths[i]);
+
+                if (up == NULL || !(up->access & W) || strcmp(up->path, paths[i]) == 0)
+                        continue;
+                if (sbx__rules_add(&r, paths[i], up->access & ~W, trees[i] ? SBX__FS_TREE
+                                                                       : SBX__FS_EXACT,
+                              SBX__ORIGIN_PROTECTED) < 0)
+                        goto nomem_rules;
+                added = 1;
+        }
+        sbx__rules_sort(&r);
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+        if (added) {
+                plan->protects_git = 1;
+                if (!plan->accept_unprotected_git)
+                        plan->required |= SBX_G_PROTECTED_PATHS;
+        }
+        *out = plan;
+        return 0;
+
+nomem_rules:
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+nomem:
+        sbx_plan_free(plan);
+        return -ENOMEM;
+}
+
+int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_t n,
+                    int network_allow, int command_allow, const char *scratch_dir,
+                    struct sbx_plan **out)
+{
+        struct sbx__rules r = { NULL, 0, 0 };
+        struct sbx_plan *plan;
+        char sub[SBX_PATH_MAX + 8];
+        size_t i, j;
+
+        *out = NULL;
+        if (in->direct && (n > 0 || scratch_dir != NULL))
+                return -EINVAL;
+        plan = calloc(1, sizeof(*plan));
+        if (plan == NULL)
+                return -ENOMEM;
+        *plan = *in;
+        plan->rules = NULL;
+        plan->n_rules = 0;
+        plan->writable = NULL;
+        plan->scratch_dir = NULL;
+        plan->workspace_root = sbx__strdup(in->workspace_root);
+        if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets, in->n_unix_sockets) < 0 ||
+            plan->workspace_root == NULL)
+                goto nomem;
+        for (i = 0; i < in->n_rules; i++) {
+                const struct sbx_plan_fs_rule *ri = &in->rules[i];
+
+                if (sbx__rules_add(&r, ri->path, ri->access, ri->scope, ri->origin) < 0)
+                        goto nomem_rules;
+        }
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up;
+                int found = 0;
+
+                for (j = 0; j < r.n; j++) {
+                        int hit = w[i].path == NULL ? r.v[j].origin == SBX__ORIGIN_HOST
+                                                    : strcmp(r.v[j].path, w[i].path) == 0;
+
+                        if (hit) {
+                                r.v[j].access |= w[i].access;
+                                if (w[i].scope == SBX__FS_TREE)
+                                        r.v[j].scope = SBX__FS_TREE;
+                                found = 1;
+                        }
+                }
+                if (found)
+                        continue;
+                if (w[i].path == NULL) {        /* no host rule: the host was Deny */
+                        if (sbx__rules_add(&r, "/", w[i].access, SBX__FS_TREE, SBX__ORIGIN_HOST) < 0)
+                                goto nomem_rules;
+                        continue;
+                }
+                up = sbx__plan_rule_for(in, w[i].path);
+                if (sbx__rules_add(&r, w[i].path, w[i].access | (up != NULL ? up->access : 0),
+                              w[i].scope, SBX__ORIGIN_ADDITIONAL) < 0)
+                        goto nomem_rules;
+        }
+        if (scratch_dir != NULL) {
+                plan->scratch_dir = sbx__strdup(scratch_dir);
+                if (plan->scratch_dir == NULL)
+                        goto nomem_rules;
+                for (i = 0; i < 2; i++) {
+                        (void) snprintf(sub, sizeof(sub), "%s/%s", scratch_dir,
+                                        i == 0 ? "home" : "tmp");
+                        if (sbx__rules_add(&r, sub, R | W, SBX__FS_TREE, SBX__ORIGIN_ADDITIONAL) < 0)
+                                goto nomem_rules;
+                }
+        }
+        sbx__rules_sort(&r);
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+        if (network_allow) {
+                plan->network = SBX__NET_ALLOW;
+                plan->required &= ~(uint32_t) SBX_G_NETWORK_DENY;
+        }
+        if (command_allow)
+                plan->command = SBX_ACCESS_ALLOW;
+        if (sbx__plan_build_writable(plan) < 0)
+                goto nomem;
+        *out = plan;
+        return 0;
+
+nomem_rules:
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+nomem:
+        sbx_plan_free(plan);
+        return -ENOMEM;
+}

@@ -1,0 +1,334 @@
+/*
+ * executor.c - executor sets and executors: construction (the backend and
+ * the scratch root checked once), one executor per key with its own
+ * directories, and close (revoke, kill, wait, remove).  docs/executors.md.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nettle/sha2.h>
+
+#include "exec/executor.h"
+#include "paths/paths_internal.h"
+
+int64_t sbx__wall_ms(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void sbx_executor_set_options_init(sbx_executor_set_options *opts)
+{
+        static const sbx_executor_set_options init = SBX_EXECUTOR_SET_OPTIONS_INIT;
+
+        if (opts != NULL)
+                *opts = init;
+}
+
+/* The scratch root: made owner-only when missing; an existing one must be
+ * a real directory of ours that nobody else can write. */
+static sbx_code scratch_root_ok(const char *fn, const char *root, sbx_error *err)
+{
+        struct stat st;
+
+        if (mkdir(root, 0700) < 0 && errno != EEXIST)
+                return sbx__fail(err, SBX_E_IO, errno, "%s: cannot create the scratch root "
+                                 "%.200s: %s", fn, root, strerror(errno));
+        if (lstat(root, &st) < 0)
+                return sbx__fail(err, SBX_E_IO, errno, "%s: scratch root %.200s: %s", fn, root,
+                                 strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: scratch root %.200s is not a "
+                                 "directory", fn, root);
+        if (st.st_uid != geteuid() || (st.st_mode & 022) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: scratch root %.200s must be owned "
+                                 "by this user and writable by nobody else (mode %04o)", fn,
+                                 root, (unsigned) (st.st_mode & 07777));
+        return SBX_OK;
+}
+
+/* The route fingerprint: what network path a run takes, no secret in it
+ * (no proxy exists yet: the plan's own network decision). */
+static void route_fingerprint(const struct sbx_plan *plan, char *out)
+{
+        static const char hex[] = "0123456789abcdef";
+        struct sha256_ctx ctx;
+        uint8_t d[SHA256_DIGEST_SIZE];
+        char line[64];
+        size_t i;
+
+        (void) snprintf(line, sizeof(line), "sbx-route-v1\nroute=direct\nnetwork=%d\n",
+                        (int) plan->network);
+        sha256_init(&ctx);
+        sha256_update(&ctx, strlen(line), (const uint8_t *) line);
+        sha256_digest(&ctx, sizeof(d), d);
+        for (i = 0; i < sizeof(d); i++) {
+                out[2 * i] = hex[d[i] >> 4];
+                out[2 * i + 1] = hex[d[i] & 15];
+        }
+        out[2 * sizeof(d)] = '\0';
+}
+
+static void set_free(struct sbx_executor_set *s)
+{
+        size_t i;
+
+        for (i = 0; i < s->n_ex; i++) {
+                sbx__grants_clear(s->ex[i]);
+                free(s->ex[i]->key);
+                free(s->ex[i]->dir);
+                free(s->ex[i]);
+        }
+        free(s->ex);
+        sbx_plan_free(s->plan);
+        sbx_profile_free(s->profile);
+        free(s->set_dir);
+        (void) pthread_cond_destroy(&s->idle);
+        (void) pthread_mutex_destroy(&s->lock);
+        free(s);
+}
+
+sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set_options *opts,
+                              sbx_executor_set **out, sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_set_new";
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        struct sbx_executor_set *s;
+        char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 32];
+        int32_t enforcement = 0;
+        sbx_code r;
+
+        if (out == NULL || profile == NULL || opts == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: profile, opts and out must not be "
+                                 "NULL", fn);
+        *out = NULL;
+        if (opts->version != SBX_EXECUTOR_SET_OPTIONS_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u",
+                                 fn, (unsigned) opts->version);
+        if (opts->scratch_root == NULL || opts->scratch_root[0] != '/')
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: scratch_root must be an absolute "
+                                 "path", fn);
+        if (opts->max_executors == 0 || opts->max_executors > SBX__EXECUTORS_MAX)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: max_executors must be 1..%d", fn,
+                                 SBX__EXECUTORS_MAX);
+        if (opts->grant_ttl_ms < 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: grant_ttl_ms is negative", fn);
+        if (opts->backend != SBX_BACKEND_AUTO && opts->backend != SBX_BACKEND_NATIVE &&
+            opts->backend != SBX_BACKEND_LANDLOCK)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: executors run on the auto, native "
+                                 "or landlock backend", fn);
+        if (opts->windows_mode < SBX_WINDOWS_AUTO || opts->windows_mode > SBX_WINDOWS_ELEVATED)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown windows_mode %d", fn,
+                                 (int) opts->windows_mode);
+        /* The scratch root's parent must exist; the root itself may not. */
+        {
+                char parent[SBX_PATH_MAX];
+                const char *slash = strrchr(opts->scratch_root, '/');
+                size_t plen = slash != NULL ? (size_t) (slash - opts->scratch_root) : 0;
+
+                if (strlen(opts->scratch_root) >= sizeof(root) || plen >= sizeof(parent))
+                        return sbx__fail(err, SBX_E_RANGE, 0, "%s: scratch_root is too long", fn);
+                memcpy(parent, opts->scratch_root, plen);
+                parent[plen] = '\0';
+                r = sbx__path_canonical_buf(fn, "scratch_root", plen == 0 ? "/" : parent, root,
+                                            err);
+                if (r != SBX_OK)
+                        return r;
+                if (strlen(root) + strlen(slash) + 1 > sizeof(root))
+                        return sbx__fail(err, SBX_E_RANGE, 0, "%s: scratch_root is too long", fn);
+                if (strcmp(root, "/") == 0)
+                        root[0] = '\0';
+                strcat(root, slash);
+        }
+        r = scratch_root_ok(fn, root, err);
+        if (r != SBX_OK)
+                return r;
+
+        s = calloc(1, sizeof(*s));
+        if (s == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        (void) pthread_mutex_init(&s->lock, NULL);
+        (void) pthread_cond_init(&s->idle, NULL);
+        s->max = opts->max_executors;
+        s->ttl_ms = opts->grant_ttl_ms > 0 ? opts->grant_ttl_ms : SBX__GRANT_TTL_DEFAULT_MS;
+        r = sbx_profile_config_get(profile, &cfg, err);
+        if (r == SBX_OK)
+                r = sbx_profile_new(&cfg, &s->profile, err);
+        if (r == SBX_OK)
+                r = sbx_plan_compile(s->profile, &s->plan, err);
+        if (r == SBX_OK)
+                r = sbx_profile_fingerprint(s->profile, s->profile_fp, sizeof(s->profile_fp), err);
+        if (r != SBX_OK)
+                goto fail;
+        s->mode = cfg.isolation == SBX_ISOLATION_UNCONFINED ? SBX_MODE_DANGER_FULL_ACCESS
+                  : cfg.workspace_write == SBX_ACCESS_ALLOW ? SBX_MODE_WORKSPACE_WRITE
+                  : SBX_MODE_READ_ONLY;
+        route_fingerprint(s->plan, s->route_fp);
+        /* Fail closed now rather than at the first run: a sandboxed plan
+         * needs a native rung that enforces all it requires. */
+        s->backend = opts->backend;
+        if (!s->plan->direct) {
+                if (s->backend == SBX_BACKEND_AUTO) {
+                        r = sbx_backend_detect(&s->backend, err);
+                        if (r != SBX_OK)
+                                goto fail;
+                }
+                if (s->backend != SBX_BACKEND_NATIVE && s->backend != SBX_BACKEND_LANDLOCK) {
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: executors need "
+                                      "the native or landlock backend; this host offers %s",
+                                      fn, sbx_backend_name(s->backend));
+                        goto fail;
+                }
+                r = sbx_backend_guarantees(s->backend, s->plan, &s->achieved, &enforcement, err);
+                if (r != SBX_OK)
+                        goto fail;
+                if ((s->achieved & s->plan->required) != s->plan->required) {
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: the %s backend "
+                                      "cannot enforce guarantees 0x%x here", fn,
+                                      sbx_backend_name(s->backend),
+                                      (unsigned) (s->plan->required & ~s->achieved));
+                        goto fail;
+                }
+        }
+        (void) snprintf(dir, sizeof(dir), "%s/sbx-set-XXXXXX", root);
+        if (mkdtemp(dir) == NULL) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a directory in %.200s: %s",
+                              fn, root, strerror(errno));
+                goto fail;
+        }
+        s->set_dir = sbx__strdup(dir);
+        if (s->set_dir == NULL) {
+                (void) rmdir(dir);
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto fail;
+        }
+        *out = s;
+        return SBX_OK;
+fail:
+        set_free(s);
+        return r;
+}
+
+static sbx_code closed_error(const char *fn, sbx_error *err)
+{
+        return sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
+}
+
+sbx_code sbx_executor_set_get(sbx_executor_set *s, const char *key, sbx_executor **out,
+                              sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_set_get";
+        struct sbx_executor *ex = NULL, **v;
+        char dir[SBX_PATH_MAX + 64];
+        size_t i;
+        sbx_code r = SBX_OK;
+
+        if (s == NULL || key == NULL || key[0] == '\0' || out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: set, a non-empty key and out must "
+                                 "be given", fn);
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->closed) {
+                r = closed_error(fn, err);
+                goto out;
+        }
+        for (i = 0; i < s->n_ex; i++)
+                if (strcmp(s->ex[i]->key, key) == 0) {
+                        *out = s->ex[i];
+                        goto out;
+                }
+        if (s->n_ex >= s->max) {
+                r = sbx__fail(err, SBX_E_RANGE, 0, "%s: the set holds its maximum of %u "
+                              "executors", fn, (unsigned) s->max);
+                goto out;
+        }
+        (void) snprintf(dir, sizeof(dir), "%s/%zu", s->set_dir, s->n_ex);
+        ex = calloc(1, sizeof(*ex));
+        v = realloc(s->ex, (s->n_ex + 1) * sizeof(*v));
+        if (v != NULL)
+                s->ex = v;
+        if (ex == NULL || v == NULL || (ex->key = sbx__strdup(key)) == NULL ||
+            (ex->dir = sbx__strdup(dir)) == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto undo;
+        }
+        if (mkdir(dir, 0700) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, dir,
+                              strerror(errno));
+                goto undo;
+        }
+        for (i = 0; i < 2; i++) {
+                char sub[SBX_PATH_MAX + 72];
+
+                (void) snprintf(sub, sizeof(sub), "%s/%s", dir, i == 0 ? "home" : "tmp");
+                if (mkdir(sub, 0700) < 0) {
+                        r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn,
+                                      sub, strerror(errno));
+                        (void) sbx__rm_rf(dir);
+                        goto undo;
+                }
+        }
+        ex->set = s;
+        s->ex[s->n_ex++] = ex;
+        *out = ex;
+        goto out;
+undo:
+        if (ex != NULL) {
+                free(ex->key);
+                free(ex->dir);
+                free(ex);
+        }
+out:
+        (void) pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
+sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_set_close";
+        struct sbx__running *run;
+        size_t i;
+        int e;
+
+        if (s == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: set is NULL", fn);
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->closed == 2) {
+                (void) pthread_mutex_unlock(&s->lock);
+                return SBX_OK;
+        }
+        s->closed = 1;
+        for (i = 0; i < s->n_ex; i++)
+                sbx__grants_clear(s->ex[i]);
+        /* Every running tree dies; each run then reaps its own and leaves. */
+        for (run = s->running; run != NULL; run = run->next) {
+                run->cancelled = 1;
+                (void) sbx_child_kill(run->child, SIGKILL, NULL);
+        }
+        while (s->n_running > 0)
+                (void) pthread_cond_wait(&s->idle, &s->lock);
+        s->closed = 2;
+        (void) pthread_mutex_unlock(&s->lock);
+        e = sbx__rm_rf(s->set_dir);
+        if (e < 0)
+                return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,
+                                 s->set_dir, strerror(-e));
+        return SBX_OK;
+}
+
+void sbx_executor_set_free(sbx_executor_set *s)
+{
+        if (s == NULL)
+                return;
+        (void) sbx_executor_set_close(s, NULL);
+        set_free(s);
+}

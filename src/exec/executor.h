@@ -1,0 +1,99 @@
+/*
+ * executor.h - executor sets, executors and their grants (executor.c,
+ * grant.c, run.c): the internals they share.  docs/executors.md.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef SBX_EXEC_EXECUTOR_H
+#define SBX_EXEC_EXECUTOR_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "exec/exec.h"
+
+#define SBX__GRANT_TTL_DEFAULT_MS (15 * 60 * 1000)
+#define SBX__EXECUTORS_MAX        4096
+
+/* The grant classes (grant.c's table is in this order). */
+enum sbx__grant_class {
+        SBX__GC_FS_PATH_READ, SBX__GC_FS_TREE_READ, SBX__GC_FS_HOST_READ,
+        SBX__GC_FS_PATH_WRITE, SBX__GC_FS_TREE_WRITE, SBX__GC_FS_HOST_WRITE,
+        SBX__GC_NET_PROXY_TARGET, SBX__GC_NET_BROAD, SBX__GC_COMMAND_START,
+        SBX__GC_N
+};
+
+/* One minted token's record, held by its executor, never persisted. */
+struct sbx__grant {
+        char     token[SBX_GRANT_TOKEN_SIZE];
+        int      cls;                   /* enum sbx__grant_class */
+        char    *execution_id;
+        char    *command;               /* the exact normalized command */
+        char    *cwd;                   /* canonical */
+        char    *target;                /* normalized */
+        char     profile_fp[SBX_FINGERPRINT_SIZE];
+        char     route_fp[SBX_FINGERPRINT_SIZE];
+        uint32_t achieved;
+        int64_t  expires_at_ms;         /* Unix ms */
+        /* filesystem classes: the deepest existing ancestor of the target
+         * (the target itself when it exists) */
+        dev_t    anc_dev;
+        ino_t    anc_ino;
+        int      used;                  /* consumed by a spawn: a replay now */
+};
+
+/* A command being run (for cancel and close). */
+struct sbx__running {
+        const struct sbx_executor *ex;
+        sbx_child *child;
+        const char *execution_id;       /* borrowed from the run's options */
+        int        cancelled;
+        struct sbx__running *next;
+};
+
+struct sbx_executor {
+        struct sbx_executor_set *set;
+        char   *key;
+        char   *dir;                    /* <set dir>/<n>: home/ and tmp/ */
+        struct sbx__grant *grants;      /* guarded by set->lock */
+        size_t  n_grants, cap_grants;
+};
+
+struct sbx_executor_set {
+        pthread_mutex_t lock;
+        pthread_cond_t  idle;           /* signalled when n_running drops */
+        sbx_profile *profile;
+        sbx_plan    *plan;
+        int32_t      backend;
+        uint32_t     achieved;
+        int32_t      mode;              /* for the denial marker */
+        int64_t      ttl_ms;
+        uint32_t     max;
+        char        *set_dir;           /* created by the set, removed by close */
+        char         profile_fp[SBX_FINGERPRINT_SIZE];
+        char         route_fp[SBX_FINGERPRINT_SIZE];
+        struct sbx_executor **ex;
+        size_t       n_ex;
+        struct sbx__running *running;
+        size_t       n_running;
+        int          closed;
+};
+
+/* Unix ms (CLOCK_REALTIME): grant expiry is wall-clock, as the caller's. */
+int64_t sbx__wall_ms(void);
+
+/*
+ * grant.c: verify every token for one run of `command` in `cwd` for
+ * execution_id and, when all hold, consume them and give back what they
+ * open: *w (malloc'd, *n_w entries), *net_allow, *cmd_allow.  Called with
+ * set->lock held.  Errors: the SBX_E_GRANT_* of the first token that does
+ * not bind (nothing consumed then), SBX_E_NOMEM.
+ */
+sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, size_t n,
+                          const char *execution_id, const char *command, const char *cwd,
+                          struct sbx__widen **w, size_t *n_w, int *net_allow, int *cmd_allow,
+                          sbx_error *err);
+/* grant.c: free every record (revocation). */
+void sbx__grants_clear(struct sbx_executor *ex);
+
+#endif /* SBX_EXEC_EXECUTOR_H */

@@ -1,0 +1,466 @@
+/*
+ * grant.c - single-spawn grants: sbx_executor_issue_grant mints a token
+ * for one Gated capability after re-reading the profile, and
+ * sbx__grants_take verifies and consumes the tokens one run presents.
+ * docs/executors.md.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "exec/executor.h"
+#include "paths/paths_internal.h"
+
+enum form { F_PATH, F_TREE, F_HOST, F_NET_ANY, F_NET_TARGET, F_COMMAND };
+
+static const struct {
+        const char *name;
+        const char *kind;
+        enum form   form;
+        uint32_t    access;     /* SBX__FS_* a filesystem class adds */
+} classes[SBX__GC_N] = {
+        [SBX__GC_FS_PATH_READ]     = { SBX_GRANT_CLASS_FS_PATH_READ, "filesystem.read", F_PATH,
+                                       SBX__FS_READ },
+        [SBX__GC_FS_TREE_READ]     = { SBX_GRANT_CLASS_FS_TREE_READ, "filesystem.read", F_TREE,
+                                       SBX__FS_READ },
+        [SBX__GC_FS_HOST_READ]     = { SBX_GRANT_CLASS_FS_HOST_READ, "filesystem.read", F_HOST,
+                                       SBX__FS_READ },
+        [SBX__GC_FS_PATH_WRITE]    = { SBX_GRANT_CLASS_FS_PATH_WRITE, "filesystem.write", F_PATH,
+                                       SBX__FS_READ | SBX__FS_WRITE },
+        [SBX__GC_FS_TREE_WRITE]    = { SBX_GRANT_CLASS_FS_TREE_WRITE, "filesystem.write", F_TREE,
+                                       SBX__FS_READ | SBX__FS_WRITE },
+        [SBX__GC_FS_HOST_WRITE]    = { SBX_GRANT_CLASS_FS_HOST_WRITE, "filesystem.write", F_HOST,
+                                       SBX__FS_READ | SBX__FS_WRITE },
+        [SBX__GC_NET_PROXY_TARGET] = { SBX_GRANT_CLASS_NET_PROXY_TARGET, "network", F_NET_TARGET,
+                                       0 },
+        [SBX__GC_NET_BROAD]        = { SBX_GRANT_CLASS_NET_BROAD, "network", F_NET_ANY, 0 },
+        [SBX__GC_COMMAND_START]    = { SBX_GRANT_CLASS_COMMAND_START, "command.execute",
+                                       F_COMMAND, 0 },
+};
+
+static int is_fs(int cls)
+{
+        return classes[cls].form == F_PATH || classes[cls].form == F_TREE ||
+               classes[cls].form == F_HOST;
+}
+
+static void grant_free(struct sbx__grant *g)
+{
+        free(g->execution_id);
+        free(g->command);
+        free(g->cwd);
+        free(g->target);
+        memset(g, 0, sizeof(*g));
+}
+
+void sbx__grants_clear(struct sbx_executor *ex)
+{
+        size_t i;
+
+        for (i = 0; i < ex->n_grants; i++)
+                grant_free(&ex->grants[i]);
+        free(ex->grants);
+        ex->grants = NULL;
+        ex->n_grants = ex->cap_grants = 0;
+}
+
+/* Forget records that expired ten minutes ago or more: until then their
+ * tokens are reported as expired (or replayed), later as unknown. */
+static void grants_prune(struct sbx_executor *ex, int64_t now)
+{
+        size_t i, kept = 0;
+
+        for (i = 0; i < ex->n_grants; i++) {
+                if (ex->grants[i].expires_at_ms + 10 * 60 * 1000 <= now) {
+                        grant_free(&ex->grants[i]);
+                        continue;
+                }
+                ex->grants[kept++] = ex->grants[i];
+        }
+        ex->n_grants = kept;
+}
+
+/* The deepest existing ancestor of path (path itself when it exists):
+ * its identity.  0 or -errno. */
+static int ancestor_identity(const char *path, dev_t *dev, ino_t *ino)
+{
+        char buf[SBX_PATH_MAX];
+        struct stat st;
+        size_t n = strlen(path);
+
+        if (n >= sizeof(buf))
+                return -ENAMETOOLONG;
+        memcpy(buf, path, n + 1);
+        for (;;) {
+                if (lstat(buf, &st) == 0) {
+                        *dev = st.st_dev;
+                        *ino = st.st_ino;
+                        return 0;
+                }
+                if (errno != ENOENT && errno != ENOTDIR)
+                        return -errno;
+                while (n > 1 && buf[n - 1] != '/')
+                        n--;
+                if (n > 1)
+                        n--;            /* the slash, unless it is the root */
+                buf[n] = '\0';
+        }
+}
+
+/* 1 if the canonical path lies at or below a protected or secret rule:
+ * what no grant may open. */
+static int carved_out(const struct sbx_plan *plan, const char *path)
+{
+        size_t i;
+
+        for (i = 0; i < plan->n_rules; i++) {
+                const struct sbx_plan_fs_rule *r = &plan->rules[i];
+
+                if ((r->origin == SBX__ORIGIN_PROTECTED || r->origin == SBX__ORIGIN_SECRET) &&
+                    (strcmp(r->path, path) == 0 ||
+                     (r->scope == SBX__FS_TREE && sbx__path_has_prefix(path, r->path))))
+                        return 1;
+        }
+        return 0;
+}
+
+/* The token: "sbxg1-" and 128 bits from the kernel, in hex. */
+static int new_token(char *out)
+{
+        static const char hex[] = "0123456789abcdef";
+        unsigned char b[16];
+        size_t got = 0, i;
+
+        while (got < sizeof(b)) {
+                ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return -errno;
+                got += (size_t) n;
+        }
+        memcpy(out, "sbxg1-", 6);
+        for (i = 0; i < sizeof(b); i++) {
+                out[6 + 2 * i] = hex[b[i] >> 4];
+                out[6 + 2 * i + 1] = hex[b[i] & 15];
+        }
+        out[6 + 2 * sizeof(b)] = '\0';
+        return 0;
+}
+
+/* Equal strings, in time that depends only on their lengths. */
+static int token_equal(const char *a, const char *b)
+{
+        size_t n = strlen(a), i;
+        unsigned char d = 0;
+
+        if (n != strlen(b))
+                return 0;
+        for (i = 0; i < n; i++)
+                d |= (unsigned char) (a[i] ^ b[i]);
+        return d == 0;
+}
+
+static sbx_code canonical_cwd(const char *fn, const struct sbx_plan *plan, const char *cwd,
+                              char *out, sbx_error *err)
+{
+        sbx_code r;
+
+        if (cwd == NULL)
+                cwd = plan->workspace_root;
+        r = sbx__path_canonical_buf(fn, "cwd", cwd, out, err);
+        if (r != SBX_OK)
+                return r;
+        if (strcmp(out, cwd) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd \"%.200s\" is not canonical "
+                                 "(\"%.200s\")", fn, cwd, out);
+        return SBX_OK;
+}
+
+sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req, char *token,
+                                  size_t token_size, sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_issue_grant";
+        struct sbx_executor_set *s;
+        struct sbx__grant g;
+        char cwd[SBX_PATH_MAX], canon[SBX_PATH_MAX];
+        int32_t access = SBX_ACCESS_DENY;
+        int64_t now, cap;
+        int cls = -1, e;
+        size_t i;
+        sbx_code r;
+
+        if (ex == NULL || req == NULL || token == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex, req and token must not be NULL",
+                                 fn);
+        if (token_size < SBX_GRANT_TOKEN_SIZE)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: token_size is below "
+                                 "SBX_GRANT_TOKEN_SIZE", fn);
+        if (req->version != SBX_GRANT_REQUEST_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported request version %u", fn,
+                                 (unsigned) req->version);
+        if (req->execution_id == NULL || req->execution_id[0] == '\0' || req->command == NULL ||
+            req->kind == NULL || req->scope == NULL || req->grant_class == NULL ||
+            req->target == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: execution_id, command, kind, scope, "
+                                 "grant_class and target are required", fn);
+        s = ex->set;
+        for (i = 0; i < SBX__GC_N; i++)
+                if (strcmp(req->grant_class, classes[i].name) == 0)
+                        cls = (int) i;
+        if (cls < 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown grant class \"%.100s\"", fn,
+                                 req->grant_class);
+        if (strcmp(req->kind, classes[cls].kind) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: class %s goes with kind %s, not "
+                                 "\"%.100s\"", fn, classes[cls].name, classes[cls].kind,
+                                 req->kind);
+        /* The command is validated as access_for validates one. */
+        r = sbx_profile_access_for(s->profile, SBX_PROFILE_ACCESS_VERSION, "command.execute",
+                                   req->command, &access, err);
+        if (r != SBX_OK)
+                return r;
+        r = canonical_cwd(fn, s->plan, req->cwd, cwd, err);
+        if (r != SBX_OK)
+                return r;
+        /* The profile decides, not the caller's gate. */
+        r = sbx_profile_access_for(s->profile, SBX_PROFILE_ACCESS_VERSION, req->kind, req->scope,
+                                   &access, err);
+        if (r != SBX_OK)
+                return r;
+        if (access == SBX_ACCESS_DENY)
+                return sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: %s %.200s is Deny: no grant "
+                                 "can open it", fn, req->kind, req->scope);
+        if (access == SBX_ACCESS_ALLOW)
+                return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s %.200s is already "
+                                 "Allow: it needs no grant", fn, req->kind, req->scope);
+        /* Class, scope and target agree exactly. */
+        switch (classes[cls].form) {
+        case F_PATH:
+                e = req->scope[0] == '/' && strcmp(req->scope, req->target) == 0;
+                break;
+        case F_TREE:
+                e = strncmp(req->scope, "tree:", 5) == 0 && strcmp(req->scope + 5, req->target) == 0;
+                break;
+        case F_HOST:
+                e = strcmp(req->scope, "host") == 0 && strcmp(req->target, "/") == 0;
+                break;
+        case F_NET_ANY:
+                e = strcmp(req->scope, "*") == 0 && strcmp(req->target, "*") == 0;
+                break;
+        case F_NET_TARGET:
+                e = strcmp(req->scope, "*") != 0 && strcmp(req->scope, req->target) == 0;
+                break;
+        case F_COMMAND:
+        default:
+                e = strcmp(req->scope, req->command) == 0 && strcmp(req->target, req->command) == 0;
+                break;
+        }
+        if (!e)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: scope \"%.150s\" and target "
+                                 "\"%.150s\" do not agree with class %s", fn, req->scope,
+                                 req->target, classes[cls].name);
+        if (classes[cls].form == F_NET_TARGET)
+                return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s: no Linux backend "
+                                 "enforces a network target (only %s, the whole network, for "
+                                 "one exact command)", fn, classes[cls].name,
+                                 SBX_GRANT_CLASS_NET_BROAD);
+        memset(&g, 0, sizeof(g));
+        if (is_fs(cls)) {
+                struct stat st;
+
+                r = sbx__path_canonical_buf(fn, "target", req->target, canon, err);
+                if (r != SBX_OK)
+                        return r;
+                if (strcmp(canon, req->target) != 0)
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.200s\" is not "
+                                         "canonical", fn, req->target);
+                if (carved_out(s->plan, canon))
+                        return sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: %.200s is a protected "
+                                         "or secret location: no grant opens it", fn, canon);
+                if (classes[cls].form == F_PATH &&
+                    (lstat(canon, &st) < 0 || S_ISDIR(st.st_mode)))
+                        return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs an "
+                                         "existing file (a directory, or a file still to be "
+                                         "made, cannot be opened exactly; a configured root "
+                                         "can take %s)", fn, classes[cls].name,
+                                         classes[cls].access & SBX__FS_WRITE
+                                         ? SBX_GRANT_CLASS_FS_TREE_WRITE
+                                         : SBX_GRANT_CLASS_FS_TREE_READ);
+                e = ancestor_identity(canon, &g.anc_dev, &g.anc_ino);
+                if (e < 0)
+                        return sbx__fail(err, SBX_E_IO, -e, "%s: %.200s: %s", fn, canon,
+                                         strerror(-e));
+        }
+        now = sbx__wall_ms();
+        cap = now + s->ttl_ms;
+        if (req->expires_at_ms != 0 && req->expires_at_ms <= now)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: expires_at_ms is in the past", fn);
+        g.expires_at_ms = req->expires_at_ms == 0 || req->expires_at_ms > cap ? cap
+                          : req->expires_at_ms;
+        g.cls = cls;
+        g.achieved = s->achieved;
+        memcpy(g.profile_fp, s->profile_fp, sizeof(g.profile_fp));
+        memcpy(g.route_fp, s->route_fp, sizeof(g.route_fp));
+        e = new_token(g.token);
+        if (e < 0)
+                return sbx__fail(err, SBX_E_IO, -e, "%s: no random bytes from the kernel", fn);
+        g.execution_id = sbx__strdup(req->execution_id);
+        g.command = sbx__strdup(req->command);
+        g.cwd = sbx__strdup(cwd);
+        g.target = sbx__strdup(req->target);
+        if (g.execution_id == NULL || g.command == NULL || g.cwd == NULL || g.target == NULL) {
+                grant_free(&g);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->closed) {
+                (void) pthread_mutex_unlock(&s->lock);
+                grant_free(&g);
+                return sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
+        }
+        grants_prune(ex, now);
+        if (ex->n_grants == ex->cap_grants) {
+                size_t cap_n = ex->cap_grants ? ex->cap_grants * 2 : 8;
+                struct sbx__grant *v = realloc(ex->grants, cap_n * sizeof(*v));
+
+                if (v == NULL) {
+                        (void) pthread_mutex_unlock(&s->lock);
+                        grant_free(&g);
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                }
+                ex->grants = v;
+                ex->cap_grants = cap_n;
+        }
+        ex->grants[ex->n_grants++] = g;
+        (void) pthread_mutex_unlock(&s->lock);
+        memcpy(token, g.token, SBX_GRANT_TOKEN_SIZE);
+        return SBX_OK;
+}
+
+/* Does the grant still bind to what it was minted for?  SBX_OK or the
+ * error its gate keys on. */
+static sbx_code check_one(const struct sbx_executor *ex, const struct sbx__grant *g, int64_t now,
+                          const char *execution_id, const char *command, const char *cwd,
+                          sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_run";
+        const struct sbx_executor_set *s = ex->set;
+
+        if (g->used)
+                return sbx__fail(err, SBX_E_GRANT_REPLAY, 0, "%s: a grant token was already "
+                                 "used by a spawn", fn);
+        if (g->expires_at_ms <= now)
+                return sbx__fail(err, SBX_E_GRANT_EXPIRED, 0, "%s: a grant token expired", fn);
+        if (execution_id == NULL || strcmp(g->execution_id, execution_id) != 0)
+                return sbx__fail(err, SBX_E_GRANT_WRONG_EXECUTION, 0, "%s: a grant token is "
+                                 "bound to another execution", fn);
+        if (strcmp(g->command, command) != 0)
+                return sbx__fail(err, SBX_E_GRANT_WRONG_COMMAND, 0, "%s: a grant token is bound "
+                                 "to another command", fn);
+        if (strcmp(g->cwd, cwd) != 0)
+                return sbx__fail(err, SBX_E_GRANT_WRONG_WORKING_DIRECTORY, 0, "%s: a grant token "
+                                 "is bound to another working directory", fn);
+        if (strcmp(g->profile_fp, s->profile_fp) != 0 || strcmp(g->route_fp, s->route_fp) != 0 ||
+            g->achieved != s->achieved)
+                return sbx__fail(err, SBX_E_GRANT_UNKNOWN, 0, "%s: a grant token was minted "
+                                 "under other authority", fn);
+        if (is_fs(g->cls)) {
+                char canon[SBX_PATH_MAX];
+                dev_t dev;
+                ino_t ino;
+
+                /* The target, resolved again, is still the one approved:
+                 * no link swapped in, no ancestor replaced.  Never retried. */
+                if (sbx__path_canonical_buf(fn, "target", g->target, canon, NULL) != SBX_OK ||
+                    strcmp(canon, g->target) != 0 || ancestor_identity(canon, &dev, &ino) < 0 ||
+                    dev != g->anc_dev || ino != g->anc_ino)
+                        return sbx__fail(err, SBX_E_GRANT_TARGET_CHANGED, 0, "%s: the granted "
+                                         "target %.200s changed since approval", fn, g->target);
+        }
+        return SBX_OK;
+}
+
+sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, size_t n,
+                          const char *execution_id, const char *command, const char *cwd,
+                          struct sbx__widen **w_out, size_t *n_w, int *net_allow, int *cmd_allow,
+                          sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_run";
+        struct sbx__grant **found;
+        struct sbx__widen *w;
+        int64_t now = sbx__wall_ms();
+        size_t i, j, k = 0;
+        sbx_code r = SBX_OK;
+
+        *w_out = NULL;
+        *n_w = 0;
+        *net_allow = *cmd_allow = 0;
+        if (n == 0)
+                return SBX_OK;
+        found = calloc(n, sizeof(*found));
+        w = calloc(n, sizeof(*w));
+        if (found == NULL || w == NULL) {
+                free(found);
+                free(w);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+        for (i = 0; i < n && r == SBX_OK; i++) {
+                if (tokens[i] == NULL) {
+                        r = sbx__fail(err, SBX_E_INVALID, 0, "%s: tokens[%zu] is NULL", fn, i);
+                        break;
+                }
+                for (j = 0; j < ex->n_grants && found[i] == NULL; j++)
+                        if (token_equal(ex->grants[j].token, tokens[i]))
+                                found[i] = &ex->grants[j];
+                for (j = 0; j < i && found[i] != NULL; j++)
+                        if (found[j] == found[i])
+                                r = sbx__fail(err, SBX_E_GRANT_REPLAY, 0, "%s: a grant token "
+                                              "is presented twice", fn);
+                if (r != SBX_OK)
+                        break;
+                if (found[i] == NULL)
+                        r = sbx__fail(err, SBX_E_GRANT_UNKNOWN, 0, "%s: tokens[%zu] is not a "
+                                      "grant of this executor", fn, i);
+                else
+                        r = check_one(ex, found[i], now, execution_id, command, cwd, err);
+        }
+        if (r != SBX_OK) {
+                free(found);
+                free(w);
+                return r;
+        }
+        /* Every token binds: all are consumed, and open what they name. */
+        for (i = 0; i < n; i++) {
+                const struct sbx__grant *g = found[i];
+
+                found[i]->used = 1;
+                switch (classes[g->cls].form) {
+                case F_PATH: case F_TREE: case F_HOST:
+                        w[k].path = classes[g->cls].form == F_HOST ? NULL : g->target;
+                        w[k].access = classes[g->cls].access;
+                        w[k].scope = classes[g->cls].form == F_PATH ? SBX__FS_EXACT
+                                                                    : SBX__FS_TREE;
+                        k++;
+                        break;
+                case F_NET_ANY:
+                        *net_allow = 1;
+                        break;
+                case F_NET_TARGET:      /* never minted on Linux */
+                        break;
+                case F_COMMAND:         /* its target is the command */
+                default:
+                        *cmd_allow = 1;
+                        break;
+                }
+        }
+        free(found);
+        *w_out = w;
+        *n_w = k;
+        return SBX_OK;
+}

@@ -1,0 +1,458 @@
+/*
+ * run.c - sbx_executor_run and sbx_executor_cancel: one command, its
+ * normalized form checked against the profile and the tokens, spawned
+ * confined under the plan those tokens widen for this run only, its output
+ * captured up to a cap, its tree killed on timeout or cancel.
+ * docs/executors.md.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exec/executor.h"
+#include "paths/paths_internal.h"
+
+#define OUTPUT_CAP_DEFAULT (1024 * 1024)
+#define DRAIN_AFTER_EXIT_MS 2000        /* output still open after the tree died */
+
+void sbx_run_options_init(sbx_run_options *opts)
+{
+        static const sbx_run_options init = SBX_RUN_OPTIONS_INIT;
+
+        if (opts != NULL)
+                *opts = init;
+}
+
+void sbx_run_result_free(sbx_run_result *res)
+{
+        if (res == NULL)
+                return;
+        free(res->out);
+        free(res->err);
+        res->out = res->err = NULL;
+        res->out_len = res->err_len = 0;
+}
+
+/* The argv form's normalized command: every argument a single-quoted
+ * POSIX shell word, joined by one space.  Malloc'd or NULL. */
+static char *argv_command(const char *const *argv)
+{
+        size_t n = 1, i;
+        const char *c;
+        char *s, *p;
+
+        for (i = 0; argv[i] != NULL; i++) {
+                n += 3;
+                for (c = argv[i]; *c != '\0'; c++)
+                        n += *c == '\'' ? 4 : 1;
+        }
+        p = s = malloc(n);
+        if (s == NULL)
+                return NULL;
+        for (i = 0; argv[i] != NULL; i++) {
+                if (i > 0)
+                        *p++ = ' ';
+                *p++ = '\'';
+                for (c = argv[i]; *c != '\0'; c++) {
+                        if (*c == '\'') {
+                                memcpy(p, "'\\''", 4);
+                                p += 4;
+                        } else {
+                                *p++ = *c;
+                        }
+                }
+                *p++ = '\'';
+        }
+        *p = '\0';
+        return s;
+}
+
+struct sink {
+        int     fd;
+        char   *buf;
+        size_t  len, cap, limit;
+        int     truncated;
+};
+
+/* Read what fd has; keep up to limit bytes, count the rest as truncated.
+ * 0 at EOF (fd closed), 1 otherwise. */
+static int sink_read(struct sink *k)
+{
+        char tmp[16384];
+        ssize_t n = read(k->fd, tmp, sizeof(tmp));
+
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return 1;
+        if (n <= 0) {
+                (void) close(k->fd);
+                k->fd = -1;
+                return 0;
+        }
+        if (k->len < k->limit) {
+                size_t take = (size_t) n < k->limit - k->len ? (size_t) n : k->limit - k->len;
+
+                if (k->len + take + 1 > k->cap) {
+                        size_t cap = k->cap ? k->cap : 4096;
+                        char *b;
+
+                        while (cap < k->len + take + 1)
+                                cap *= 2;
+                        b = realloc(k->buf, cap);
+                        if (b == NULL) {
+                                k->truncated = 1;
+                                return 1;
+                        }
+                        k->buf = b;
+                        k->cap = cap;
+                }
+                memcpy(k->buf + k->len, tmp, take);
+                k->len += take;
+                if (take < (size_t) n)
+                        k->truncated = 1;
+        } else {
+                k->truncated = 1;
+        }
+        return 1;
+}
+
+static void close_fd(int *fd)
+{
+        if (*fd >= 0)
+                (void) close(*fd);
+        *fd = -1;
+}
+
+/*
+ * Feed stdin, drain stdout and stderr, until the child exited and both
+ * streams closed (or, once it exited, DRAIN_AFTER_EXIT_MS passed: a tree
+ * already killed cannot keep them open longer).  Every poll is bounded.
+ */
+static void pump(sbx_child *child, int in_fd, const char *in, size_t in_len, struct sink *out,
+                 struct sink *errs)
+{
+        size_t in_off = 0;
+        int exited = 0;
+        int64_t drain_until = 0;
+
+        for (;;) {
+                struct pollfd pf[4];
+                nfds_t n = 0;
+                int ix_in = -1, ix_out = -1, ix_err = -1, ix_child = -1, done = 0, st;
+                int pfd = exited ? -1 : sbx_child_pollfd(child);
+
+                if (in_fd >= 0) {
+                        ix_in = (int) n;
+                        pf[n++] = (struct pollfd){ in_fd, POLLOUT, 0 };
+                }
+                if (out->fd >= 0) {
+                        ix_out = (int) n;
+                        pf[n++] = (struct pollfd){ out->fd, POLLIN, 0 };
+                }
+                if (errs->fd >= 0) {
+                        ix_err = (int) n;
+                        pf[n++] = (struct pollfd){ errs->fd, POLLIN, 0 };
+                }
+                if (pfd >= 0) {
+                        ix_child = (int) n;
+                        pf[n++] = (struct pollfd){ pfd, POLLIN, 0 };
+                }
+                if (exited && out->fd < 0 && errs->fd < 0)
+                        break;
+                if (exited && sbx__now_ms() >= drain_until)
+                        break;
+                if (poll(pf, n, 100) < 0 && errno != EINTR)
+                        break;
+                if (ix_in >= 0 && pf[ix_in].revents != 0) {
+                        if (pf[ix_in].revents & (POLLERR | POLLHUP)) {
+                                close_fd(&in_fd);
+                        } else {
+                                ssize_t w = write(in_fd, in + in_off, in_len - in_off);
+
+                                if (w > 0)
+                                        in_off += (size_t) w;
+                                if ((w < 0 && errno != EINTR && errno != EAGAIN) ||
+                                    in_off == in_len)
+                                        close_fd(&in_fd);
+                        }
+                }
+                if (ix_out >= 0 && pf[ix_out].revents != 0)
+                        (void) sink_read(out);
+                if (ix_err >= 0 && pf[ix_err].revents != 0)
+                        (void) sink_read(errs);
+                if (!exited && (ix_child < 0 || pf[ix_child].revents != 0 || pfd < 0)) {
+                        /* try_wait reaps only when it exited (and kills on a
+                         * passed timeout). */
+                        if (sbx_child_try_wait(child, &done, &st, NULL) == SBX_OK && done) {
+                                exited = 1;
+                                drain_until = sbx__now_ms() + DRAIN_AFTER_EXIT_MS;
+                        }
+                }
+        }
+        close_fd(&in_fd);
+}
+
+static sbx_code build_argv(const char *fn, const sbx_run_options *o, char **cmd_out,
+                           const char ***argv_out, sbx_error *err)
+{
+        static const char *sh[4] = { "/bin/sh", "-c", NULL, NULL };
+        const char **v;
+
+        if ((o->command == NULL) == (o->argv == NULL))
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: give exactly one of command and argv",
+                                 fn);
+        if (o->argv != NULL) {
+                if (o->argv[0] == NULL)
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: argv is empty", fn);
+                *cmd_out = argv_command(o->argv);
+                *argv_out = (const char **) o->argv;
+        } else {
+                *cmd_out = sbx__strdup(o->command);
+                v = malloc(sizeof(sh));
+                if (v != NULL) {
+                        memcpy(v, sh, sizeof(sh));
+                        v[2] = o->command;
+                }
+                *argv_out = v;
+                if (v == NULL) {
+                        free(*cmd_out);
+                        *cmd_out = NULL;
+                }
+        }
+        if (*cmd_out == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        return SBX_OK;
+}
+
+sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_result *res,
+                          sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_run";
+        struct sbx_executor_set *s;
+        struct sbx__running me;
+        struct sbx__widen *w = NULL;
+        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+        sbx_plan *plan = NULL;
+        sbx_child *child = NULL;
+        struct sink out = { -1, NULL, 0, 0, 0, 0 }, errs = { -1, NULL, 0, 0, 0, 0 };
+        char cwd[SBX_PATH_MAX], *command = NULL;
+        const char **argv = NULL;
+        int32_t access = SBX_ACCESS_DENY;
+        int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, registered = 0;
+        int net_allow = 0, cmd_allow = 0, st = 0;
+        size_t n_w = 0;
+        sbx_code r;
+
+        if (ex == NULL || o == NULL || res == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex, opts and res must not be NULL",
+                                 fn);
+        memset(res, 0, sizeof(*res));
+        if (o->version != SBX_RUN_OPTIONS_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u", fn,
+                                 (unsigned) o->version);
+        if (o->n_tokens > 0 && (o->tokens == NULL || o->execution_id == NULL ||
+                                o->execution_id[0] == '\0'))
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: tokens need the array and an "
+                                 "execution_id", fn);
+        if (o->stdin_len > 0 && o->stdin_data == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: stdin_data is NULL", fn);
+        s = ex->set;
+        r = build_argv(fn, o, &command, &argv, err);
+        if (r != SBX_OK)
+                return r;
+        /* The normalized command must be one access_for accepts. */
+        r = sbx_profile_access_for(s->profile, SBX_PROFILE_ACCESS_VERSION, "command.execute",
+                                   command, &access, err);
+        if (r != SBX_OK)
+                goto out;
+        {
+                const char *want = o->cwd != NULL ? o->cwd : s->plan->workspace_root;
+
+                r = sbx__path_canonical_buf(fn, "cwd", want, cwd, err);
+                if (r == SBX_OK && strcmp(cwd, want) != 0)
+                        r = sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd \"%.200s\" is not canonical",
+                                      fn, want);
+                if (r != SBX_OK)
+                        goto out;
+        }
+        if (access == SBX_ACCESS_DENY) {
+                r = sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: command.execute is Deny for this "
+                              "command", fn);
+                goto out;
+        }
+
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->closed) {
+                (void) pthread_mutex_unlock(&s->lock);
+                r = sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
+                goto out;
+        }
+        r = sbx__grants_take(ex, o->tokens, o->n_tokens, o->execution_id, command, cwd, &w, &n_w,
+                             &net_allow, &cmd_allow, err);
+        if (r == SBX_OK && access == SBX_ACCESS_GATED && !cmd_allow)
+                r = sbx__fail(err, SBX_E_GRANT_REQUIRED, 0, "%s: command.execute is Gated: the "
+                              "run needs a %s token for exactly this command", fn,
+                              SBX_GRANT_CLASS_COMMAND_START);
+        if (r == SBX_OK) {
+                /* The plan of this one run (the records' strings are
+                 * copied while the lock holds them). */
+                int e = sbx__plan_widen(s->plan, w, n_w, net_allow, 0,
+                                        s->plan->direct ? NULL : ex->dir, &plan);
+
+                if (e < 0)
+                        r = sbx__fail(err, SBX_E_NOMEM, -e, "%s: no memory", fn);
+                else if (cmd_allow)
+                        plan->command = SBX_ACCESS_ALLOW;
+        }
+        if (r == SBX_OK) {
+                me.ex = ex;
+                me.child = NULL;
+                me.execution_id = o->execution_id;
+                me.cancelled = 0;
+                me.next = s->running;
+                s->running = &me;
+                s->n_running++;
+                registered = 1;
+        }
+        (void) pthread_mutex_unlock(&s->lock);
+        free(w);
+        if (r != SBX_OK)
+                goto out;
+
+        if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
+            (o->stdin_data != NULL ? pipe2(pi, O_CLOEXEC)
+                                   : (pi[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot make the output pipes: %s", fn,
+                              strerror(errno));
+                goto out;
+        }
+        if (pi[1] >= 0)
+                (void) fcntl(pi[1], F_SETFL, O_NONBLOCK);
+        (void) fcntl(po[0], F_SETFL, O_NONBLOCK);
+        (void) fcntl(pe[0], F_SETFL, O_NONBLOCK);
+        so.backend = s->plan->direct ? SBX_BACKEND_AUTO : s->backend;
+        so.cwd = cwd;
+        so.envp = o->envp;
+        so.stdin_fd = pi[0];
+        so.stdout_fd = po[1];
+        so.stderr_fd = pe[1];
+        so.timeout_ms = o->timeout_ms;
+        r = sbx_spawn(plan, (const char *const *) argv, &so, &child, err);
+        close_fd(&pi[0]);
+        close_fd(&po[1]);
+        close_fd(&pe[1]);
+        if (r != SBX_OK)
+                goto out;
+        (void) pthread_mutex_lock(&s->lock);
+        me.child = child;
+        if (me.cancelled || s->closed)          /* cancelled while it started */
+                (void) sbx_child_kill(child, SIGKILL, NULL);
+        (void) pthread_mutex_unlock(&s->lock);
+
+        out.fd = po[0];
+        out.limit = o->output_cap > 0 ? o->output_cap : OUTPUT_CAP_DEFAULT;
+        errs.fd = pe[0];
+        errs.limit = out.limit;
+        po[0] = pe[0] = -1;
+        pump(child, pi[1], o->stdin_data, o->stdin_len, &out, &errs);
+        pi[1] = -1;
+        close_fd(&out.fd);
+        close_fd(&errs.fd);
+        r = sbx_child_wait(child, &st, err);
+        if (r != SBX_OK)
+                goto out;
+        res->version = 1;
+        res->exited = WIFEXITED(st);
+        res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+        res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+        res->timed_out = sbx_child_timed_out(child);
+        (void) sbx_child_report(child, &res->guarantees, NULL);
+        res->out = out.buf != NULL ? out.buf : calloc(1, 1);
+        res->err = errs.buf != NULL ? errs.buf : calloc(1, 1);
+        out.buf = errs.buf = NULL;
+        if (res->out == NULL || res->err == NULL) {
+                sbx_run_result_free(res);
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto out;
+        }
+        res->out_len = out.len;
+        res->out[out.len] = '\0';
+        res->out_truncated = out.truncated;
+        res->err_len = errs.len;
+        res->err[errs.len] = '\0';
+        res->err_truncated = errs.truncated;
+        if (!res->timed_out && (!res->exited || res->exit_code != 0)) {
+                int32_t cls = SBX_DENIAL_NONE;
+
+                if (sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
+                                    res->err, res->err_len, &cls, NULL) == SBX_OK &&
+                    cls != SBX_DENIAL_NONE) {
+                        res->denial = cls;
+                        (void) sbx_denial_class_marker(cls, s->mode, res->marker,
+                                                       sizeof(res->marker), NULL);
+                }
+        }
+out:
+        if (registered) {
+                struct sbx__running **pp;
+
+                (void) pthread_mutex_lock(&s->lock);
+                res->cancelled = me.cancelled;
+                for (pp = &s->running; *pp != NULL; pp = &(*pp)->next)
+                        if (*pp == &me) {
+                                *pp = me.next;
+                                break;
+                        }
+                s->n_running--;
+                (void) pthread_cond_broadcast(&s->idle);
+                (void) pthread_mutex_unlock(&s->lock);
+        }
+        if (child != NULL)
+                sbx_child_free(child);
+        close_fd(&po[0]);
+        close_fd(&po[1]);
+        close_fd(&pe[0]);
+        close_fd(&pe[1]);
+        close_fd(&pi[0]);
+        close_fd(&pi[1]);
+        free(out.buf);
+        free(errs.buf);
+        sbx_plan_free(plan);
+        if (o->command != NULL)
+                free(argv);
+        free(command);
+        return r;
+}
+
+sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id, sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_cancel";
+        struct sbx_executor_set *s;
+        struct sbx__running *run;
+
+        if (ex == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex is NULL", fn);
+        s = ex->set;
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->closed) {
+                (void) pthread_mutex_unlock(&s->lock);
+                return sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
+        }
+        for (run = s->running; run != NULL; run = run->next) {
+                if (run->ex != ex)
+                        continue;
+                if (execution_id != NULL &&
+                    (run->execution_id == NULL || strcmp(run->execution_id, execution_id) != 0))
+                        continue;
+                run->cancelled = 1;
+                if (run->child != NULL)
+                        (void) sbx_child_kill(run->child, SIGKILL, NULL);
+        }
+        (void) pthread_mutex_unlock(&s->lock);
+        return SBX_OK;
+}
