@@ -164,7 +164,8 @@ struct sbx__widen {
  * keeps its own, deeper rule); network_allow opens the network (the plan
  * then no longer requires network-deny); command_allow lets a Gated
  * command start; scratch_dir (may be NULL) is copied into the plan with
- * read-write tree rules for its home/ and tmp/.  0, -EINVAL (a direct
+ * read-write tree rules for its home/ and tmp/ and its parent hidden (the
+ * other executors' directories).  0, -EINVAL (a direct
  * plan), -ENOMEM.  Pure.
  */
 int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_t n,

@@ -143,9 +143,21 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                         goto nomem_rules;
         }
         if (scratch_dir != NULL) {
+                const char *slash = strrchr(scratch_dir, '/');
+
                 plan->scratch_dir = sbx__strdup(scratch_dir);
                 if (plan->scratch_dir == NULL)
                         goto nomem_rules;
+                /* The other executors' directories (siblings below the
+                 * same parent) are hidden: one executor's HOME and TMPDIR
+                 * are not another's to read. */
+                if (slash != NULL && slash > scratch_dir &&
+                    (size_t) (slash - scratch_dir) < sizeof(sub)) {
+                        memcpy(sub, scratch_dir, (size_t) (slash - scratch_dir));
+                        sub[slash - scratch_dir] = '\0';
+                        if (sbx__rules_add(&r, sub, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET) < 0)
+                                goto nomem_rules;
+                }
                 for (i = 0; i < 2; i++) {
                         (void) snprintf(sub, sizeof(sub), "%s/%s", scratch_dir,
                                         i == 0 ? "home" : "tmp");

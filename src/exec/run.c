@@ -371,6 +371,17 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
         res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
         res->timed_out = sbx_child_timed_out(child);
+        (void) pthread_mutex_lock(&s->lock);
+        res->cancelled = me.cancelled;
+        (void) pthread_mutex_unlock(&s->lock);
+        if (res->timed_out || res->cancelled) {
+                /* We killed the tree: say so, whatever status its init
+                 * reported (128 + SIGKILL on the native rungs). */
+                res->exited = 0;
+                res->exit_code = 0;
+                res->signal = SIGKILL;
+        }
+        sbx_guarantee_report_init(&res->guarantees);
         (void) sbx_child_report(child, &res->guarantees, NULL);
         res->out = out.buf != NULL ? out.buf : calloc(1, 1);
         res->err = errs.buf != NULL ? errs.buf : calloc(1, 1);

@@ -177,6 +177,7 @@ static int as_mount_setattr(const char *path, uint64_t set)
 
 int sbx__run_op(const struct sbx__mop *op, int ruleset_fd)
 {
+        struct stat st;
         int fd;
 
         switch (op->kind) {
@@ -193,6 +194,10 @@ int sbx__run_op(const struct sbx__mop *op, int ruleset_fd)
         case OP_MKDIRS:
                 return as_mkdirs(op->dst);
         case OP_MKFILE:
+                /* An existing one (a file of a read-only bound tree that a
+                 * deeper rule binds again) is the mountpoint already. */
+                if (fstatat(AT_FDCWD, op->dst, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        return 0;
                 fd = open(op->dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
                 if (fd < 0)
                         return errno == EEXIST ? 0 : -errno;
@@ -259,6 +264,17 @@ static const char *protected_root(const struct sbx_plan *plan, const char *path)
 }
 
 /* The mount operations for one plan rule (not host, /dev or /proc). */
+/* 1 if a rule granting something lies strictly below dir. */
+static int rule_below(const struct sbx_plan *plan, const char *dir)
+{
+        size_t i;
+
+        for (i = 0; plan != NULL && i < plan->n_rules; i++)
+                if (plan->rules[i].access != 0 && sbx__under(plan->rules[i].path, dir))
+                        return 1;
+        return 0;
+}
+
 static int emit_rule(struct sbx__prep *p, const struct sbx_plan_fs_rule *rule, int host_read)
 {
         const uint64_t ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
@@ -291,12 +307,22 @@ static int emit_rule(struct sbx__prep *p, const struct sbx_plan_fs_rule *rule, i
                  * path that is not in the new root at all (below a scratch
                  * /tmp, or outside every bound rule) is hidden already:
                  * the ops are optional (ENOENT/ENOTDIR are success). */
+                int below = S_ISDIR(st.st_mode) && rule_below(p->plan, path);
+
+                /* A rule below it (an executor's own directories in its
+                 * set's hidden one) needs its mountpoint made in the
+                 * tmpfs, and the command needs to pass through: the tmpfs
+                 * stays writable for the setup and is mode 0111 (search
+                 * only: nothing listed, nothing created by a command
+                 * without capabilities). */
                 if (S_ISDIR(st.st_mode))
-                        OP(OP_TMPFS, NULL, nr(p, path), "mode=0000,size=4k",
+                        OP(OP_TMPFS, NULL, nr(p, path), below ? "mode=0111,size=4k"
+                                                              : "mode=0000,size=4k",
                            MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, 1);
                 else
                         OP(OP_BIND, sbx__prep_str(p, "/empty", NULL), nr(p, path), NULL, 0, 0, 1);
-                OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, ro, 1);
+                if (!below)
+                        OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, ro, 1);
                 return 0;
         }
         if (rule->origin == SBX__ORIGIN_PROTECTED) {

@@ -1,0 +1,808 @@
+/*
+ * test_executor.c - executor sets, executors and single-spawn grants,
+ * checked from the host on rung 1 (native) and rung 2 (landlock):
+ *
+ *   - construction refuses what it must (no scratch root, a shared one,
+ *     no maximum, a negative TTL, bwrap); keys map to executors, one more
+ *     than the maximum is refused; each executor's HOME and TMPDIR are
+ *     owner-only directories below the scratch root, kept across its runs
+ *     and hidden from the other executors;
+ *   - a run captures stdout and stderr (with a cap), feeds stdin, reports
+ *     the exit code or signal, a timeout and a cancel kill the tree, a
+ *     refused write leaves no file and yields the marker;
+ *   - command.execute Gated: no run without a command.start.v1 token for
+ *     exactly this command; each binding error, and a replay;
+ *   - filesystem grants open exactly their target for one run (the host
+ *     sees the write once, then refused again); a target replaced by a
+ *     link is refused before the spawn;
+ *   - network.broad.v1 opens the network for one run (a host listener
+ *     sees it, then nothing);
+ *   - close kills a running command, removes the set's directories without
+ *     following a link planted in them, and every later call is CLOSED;
+ *   - several threads through one set leave no fd, child or directory.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "spawn_util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+
+static void scratch_path(const struct fx *f, char *out)
+{
+        join(out, f->outside, "scratch");
+}
+
+static sbx_executor_set *new_set(struct fx *f, const sbx_profile *p, int32_t backend,
+                                 uint32_t max)
+{
+        sbx_executor_set_options o = SBX_EXECUTOR_SET_OPTIONS_INIT;
+        sbx_executor_set *s = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+        char root[PATH_MAX];
+
+        scratch_path(f, root);
+        o.scratch_root = root;
+        o.max_executors = max;
+        o.backend = backend;
+        if (sbx_executor_set_new(p, &o, &s, &e) != SBX_OK)
+                fail_msg("sbx_executor_set_new: %s", e.message);
+        return s;
+}
+
+static sbx_executor *get(sbx_executor_set *s, const char *key)
+{
+        sbx_executor *ex = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+
+        if (sbx_executor_set_get(s, key, &ex, &e) != SBX_OK)
+                fail_msg("sbx_executor_set_get(%s): %s", key, e.message);
+        return ex;
+}
+
+/* A profile from a mode with some fields changed. */
+static sbx_profile *profile_with(struct fx *f, int32_t mode, int32_t command, int32_t network,
+                                 const sbx_root_access *roots, size_t n_roots)
+{
+        sbx_profile *p = make_profile(f, mode, 0), *q = NULL;
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_error e = { 0, 0, { 0 } };
+
+        if (sbx_profile_config_get(p, &cfg, &e) != SBX_OK)
+                fail_msg("sbx_profile_config_get: %s", e.message);
+        cfg.command = command;
+        cfg.network = network;
+        cfg.additional_roots = roots;
+        cfg.n_additional_roots = n_roots;
+        if (sbx_profile_new(&cfg, &q, &e) != SBX_OK)
+                fail_msg("sbx_profile_new: %s", e.message);
+        sbx_profile_free(p);
+        return q;
+}
+
+/* Run the shell form; the code; *res filled (free it). */
+static sbx_code run_sh(struct fx *f, sbx_executor *ex, const char *cmd, const char *exec_id,
+                       const char *const *tokens, size_t n_tokens, sbx_run_result *res,
+                       sbx_error *e)
+{
+        sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+
+        o.command = cmd;
+        o.execution_id = exec_id;
+        o.tokens = tokens;
+        o.n_tokens = n_tokens;
+        o.envp = f->envp;
+        o.timeout_ms = WAIT_MS;
+        memset(e, 0, sizeof(*e));
+        return sbx_executor_run(ex, &o, res, e);
+}
+
+static sbx_code grant(sbx_executor *ex, const char *exec_id, const char *command,
+                      const char *kind, const char *scope, const char *cls, const char *target,
+                      char *token, sbx_error *e)
+{
+        sbx_grant_request g = SBX_GRANT_REQUEST_INIT;
+
+        g.execution_id = exec_id;
+        g.command = command;
+        g.kind = kind;
+        g.scope = scope;
+        g.grant_class = cls;
+        g.target = target;
+        return sbx_executor_issue_grant(ex, &g, token, SBX_GRANT_TOKEN_SIZE, e);
+}
+
+static int count_fds(void)
+{
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        int n = 0;
+
+        assert_non_null(d);
+        while ((de = readdir(d)) != NULL)
+                n += de->d_name[0] != '.';
+        closedir(d);
+        return n;
+}
+
+/* ------------------------------------------------------------ the cases */
+
+static void test_executor__construction_checks(void **state)
+{
+        struct fx *f = *state;
+        sbx_executor_set_options o = SBX_EXECUTOR_SET_OPTIONS_INIT;
+        sbx_executor_set *s = NULL;
+        sbx_profile *p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+        sbx_error e = { 0, 0, { 0 } };
+        char root[PATH_MAX], shared[PATH_MAX];
+
+        fx_populate(f);
+        scratch_path(f, root);
+        o.max_executors = 2;
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_E_INVALID);   /* no root */
+        o.scratch_root = "relative/dir";
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_E_INVALID);
+        o.scratch_root = root;
+        o.max_executors = 0;
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_E_INVALID);
+        o.max_executors = 2;
+        o.grant_ttl_ms = -1;
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_E_INVALID);
+        o.grant_ttl_ms = 0;
+        o.backend = SBX_BACKEND_BWRAP;
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_E_INVALID);
+        o.backend = SBX_BACKEND_AUTO;
+        /* a scratch root others can write is refused */
+        join(shared, f->outside, "shared");
+        assert_int_equal(mkdir(shared, 0777), 0);
+        assert_int_equal(chmod(shared, 0777), 0);
+        o.scratch_root = shared;
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_E_INVALID);
+        assert_null(s);
+        /* a missing one is made owner-only */
+        o.scratch_root = root;
+        assert_int_equal(sbx_executor_set_new(p, &o, &s, &e), SBX_OK);
+        assert_int_equal(mode_of(root) & 0777, 0700);
+        sbx_executor_set_free(s);
+        sbx_profile_free(p);
+        fx_done(f);
+}
+
+static void test_executor__keys_dirs_and_capture(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a, *a2, *c, *extra = NULL;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+                char home_a[PATH_MAX], tmp_a[PATH_MAX], cmd[PATH_MAX * 2 + 64];
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, NULL);
+                p = make_profile(f, SBX_MODE_WORKSPACE_WRITE, 0);
+                s = new_set(f, p, BACKENDS[b], 2);
+                a = get(s, "a");
+                a2 = get(s, "a");
+                c = get(s, "c");
+                CHECK(f, a == a2 && a != c, "keys do not map to executors one to one");
+                CHECK(f, sbx_executor_set_get(s, "d", &extra, &e) == SBX_E_RANGE,
+                      "a third key in a set of two: %s", e.message);
+
+                /* HOME and TMPDIR: owner-only, below the scratch root */
+                assert_int_equal(run_sh(f, a, "printf '%s\\n%s\\n' \"$HOME\" \"$TMPDIR\"", NULL,
+                                        NULL, 0, &r, &e), SBX_OK);
+                CHECK(f, r.exited && r.exit_code == 0, "echo: exit %d sig %d: %s", r.exit_code,
+                      r.signal, r.err);
+                {
+                        char *nl = strchr(r.out, '\n');
+
+                        assert_non_null(nl);
+                        *nl = '\0';
+                        snprintf(home_a, sizeof(home_a), "%s", r.out);
+                        snprintf(tmp_a, sizeof(tmp_a), "%s", nl + 1);
+                        nl = strchr(tmp_a, '\n');
+                        if (nl != NULL)
+                                *nl = '\0';
+                }
+                sbx_run_result_free(&r);
+                CHECK(f, strncmp(home_a, f->outside, strlen(f->outside)) == 0 &&
+                      (mode_of(home_a) & 0777) == 0700 && (mode_of(tmp_a) & 0777) == 0700,
+                      "HOME %s / TMPDIR %s are not owner-only below the scratch root", home_a,
+                      tmp_a);
+                /* kept across runs of one executor, hidden from another */
+                snprintf(cmd, sizeof(cmd), "echo kept > \"$TMPDIR/note\"");
+                assert_int_equal(run_sh(f, a, cmd, NULL, NULL, 0, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code == 0, "writing to TMPDIR: exit %d: %s", r.exit_code, r.err);
+                sbx_run_result_free(&r);
+                CHECK(f, exists(P(tmp_a, "note")), "the note in TMPDIR is missing on the host");
+                assert_int_equal(run_sh(f, a, "cat \"$TMPDIR/note\"", NULL, NULL, 0, &r, &e),
+                                 SBX_OK);
+                CHECK(f, strcmp(r.out, "kept\n") == 0, "the next run read \"%s\"", r.out);
+                sbx_run_result_free(&r);
+                snprintf(cmd, sizeof(cmd), "cat '%s/note'", tmp_a);
+                assert_int_equal(run_sh(f, c, cmd, NULL, NULL, 0, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code != 0 && strstr(r.out, "kept") == NULL,
+                      "another executor read this one's TMPDIR");
+                sbx_run_result_free(&r);
+
+                /* capture, exit code, cap, stdin, signal */
+                assert_int_equal(run_sh(f, a, "echo out; echo err >&2; exit 7", NULL, NULL, 0,
+                                        &r, &e), SBX_OK);
+                CHECK(f, r.exited && r.exit_code == 7 && strcmp(r.out, "out\n") == 0 &&
+                      strcmp(r.err, "err\n") == 0, "capture: exit %d out \"%s\" err \"%s\"",
+                      r.exit_code, r.out, r.err);
+                sbx_run_result_free(&r);
+                {
+                        sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+                        const char *argv[] = { "/bin/cat", NULL };
+
+                        o.argv = argv;
+                        o.envp = f->envp;
+                        o.stdin_data = "abcdefghij";
+                        o.stdin_len = 10;
+                        o.output_cap = 4;
+                        assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                        CHECK(f, r.exit_code == 0 && r.out_len == 4 && memcmp(r.out, "abcd", 4) == 0 &&
+                              r.out_truncated, "stdin/cap: \"%s\" (%zu, truncated %d)", r.out,
+                              r.out_len, r.out_truncated);
+                        sbx_run_result_free(&r);
+                }
+                assert_int_equal(run_sh(f, a, "kill -TERM $$", NULL, NULL, 0, &r, &e), SBX_OK);
+                /* the native rungs' init reports 128 + N, as a shell does */
+                CHECK(f, (!r.exited && r.signal == SIGTERM) ||
+                      (r.exited && r.exit_code == 128 + SIGTERM), "signal: exited %d code %d sig %d",
+                      r.exited, r.exit_code, r.signal);
+                sbx_run_result_free(&r);
+
+                /* a refused write: no file on the host, the marker */
+                snprintf(cmd, sizeof(cmd), "echo x > '%s'", P(f->outside, "nope"));
+                assert_int_equal(run_sh(f, a, cmd, NULL, NULL, 0, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code != 0 && !exists(P(f->outside, "nope")),
+                      "a write outside the workspace went through");
+                CHECK(f, r.denial == SBX_DENIAL_FILE_WRITE && strstr(r.marker, "write") != NULL,
+                      "denial %d marker \"%s\" (stderr %s)", r.denial, r.marker, r.err);
+                CHECK(f, (r.guarantees.achieved & SBX_G_WRITE_BOUNDARY) != 0,
+                      "the run does not report write-boundary");
+                sbx_run_result_free(&r);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
+struct canceller {
+        sbx_executor *ex;
+        const char *id;
+};
+
+static void *cancel_soon(void *arg)
+{
+        struct canceller *c = arg;
+
+        usleep(300 * 1000);
+        (void) sbx_executor_cancel(c->ex, c->id, NULL);
+        return NULL;
+}
+
+static void test_executor__timeout_and_cancel(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a;
+                sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+                struct canceller c;
+                pthread_t t;
+                long t0;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
+                p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+                /* a background child holding the pipes dies with the tree */
+                o.command = "sleep 60 & sleep 60";
+                o.envp = f->envp;
+                o.timeout_ms = 300;
+                t0 = now_ms();
+                assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                CHECK(f, r.timed_out && !r.exited && now_ms() - t0 < WAIT_MS,
+                      "timeout: timed_out %d exited %d", r.timed_out, r.exited);
+                sbx_run_result_free(&r);
+                o.timeout_ms = WAIT_MS;
+                o.execution_id = "job-1";
+                c.ex = a;
+                c.id = "job-1";
+                assert_int_equal(pthread_create(&t, NULL, cancel_soon, &c), 0);
+                assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                pthread_join(t, NULL);
+                CHECK(f, r.cancelled && !r.exited && r.signal == SIGKILL,
+                      "cancel: cancelled %d exited %d signal %d", r.cancelled, r.exited,
+                      r.signal);
+                sbx_run_result_free(&r);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
+static void test_executor__gated_command(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile *p, *pd;
+                sbx_executor_set *s, *sd;
+                sbx_executor *a;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+                char tok[SBX_GRANT_TOKEN_SIZE], tok2[SBX_GRANT_TOKEN_SIZE], cmd[PATH_MAX + 32];
+                const char *toks[1];
+                sbx_grant_request g = SBX_GRANT_REQUEST_INIT;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "command gated");
+                p = profile_with(f, SBX_MODE_WORKSPACE_WRITE, SBX_ACCESS_GATED, SBX_ACCESS_DENY,
+                                 NULL, 0);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+                snprintf(cmd, sizeof(cmd), "echo > '%s'", P(f->ws, "ran"));
+                CHECK(f, run_sh(f, a, cmd, NULL, NULL, 0, &r, &e) == SBX_E_GRANT_REQUIRED &&
+                      !exists(P(f->ws, "ran")), "a Gated command ran without a grant");
+                /* the exact command, once */
+                assert_int_equal(grant(a, "x1", cmd, "command.execute", cmd,
+                                       SBX_GRANT_CLASS_COMMAND_START, cmd, tok, &e), SBX_OK);
+                toks[0] = tok;
+                CHECK(f, run_sh(f, a, cmd, "x1", toks, 1, &r, &e) == SBX_OK && r.exit_code == 0 &&
+                      exists(P(f->ws, "ran")), "the granted command did not run: %s (exit %d: %s)",
+                      e.message, r.exit_code, r.err != NULL ? r.err : "");
+                sbx_run_result_free(&r);
+                (void) unlink(P(f->ws, "ran"));
+                CHECK(f, run_sh(f, a, cmd, "x1", toks, 1, &r, &e) == SBX_E_GRANT_REPLAY &&
+                      !exists(P(f->ws, "ran")), "a token worked twice");
+                /* the binding errors: nothing runs */
+                assert_int_equal(grant(a, "x2", cmd, "command.execute", cmd,
+                                       SBX_GRANT_CLASS_COMMAND_START, cmd, tok, &e), SBX_OK);
+                CHECK(f, run_sh(f, a, "echo > x", "x2", toks, 1, &r, &e) == SBX_E_GRANT_REQUIRED ||
+                      e.code == SBX_E_GRANT_WRONG_COMMAND, "another command: %s", e.message);
+                CHECK(f, run_sh(f, a, cmd, "x3", toks, 1, &r, &e) == SBX_E_GRANT_WRONG_EXECUTION,
+                      "another execution: %s", e.message);
+                {
+                        sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+
+                        o.command = cmd;
+                        o.execution_id = "x2";
+                        o.tokens = toks;
+                        o.n_tokens = 1;
+                        o.envp = f->envp;
+                        o.cwd = f->outside;
+                        CHECK(f, sbx_executor_run(a, &o, &r, &e) ==
+                              SBX_E_GRANT_WRONG_WORKING_DIRECTORY, "another cwd: %s", e.message);
+                }
+                toks[0] = "sbxg1-00000000000000000000000000000000";
+                CHECK(f, run_sh(f, a, cmd, "x2", toks, 1, &r, &e) == SBX_E_GRANT_UNKNOWN,
+                      "an unknown token: %s", e.message);
+                /* expiry */
+                g.execution_id = "x4";
+                g.command = cmd;
+                g.kind = "command.execute";
+                g.scope = cmd;
+                g.grant_class = SBX_GRANT_CLASS_COMMAND_START;
+                g.target = cmd;
+                {
+                        struct timespec ts;
+
+                        clock_gettime(CLOCK_REALTIME, &ts);
+                        g.expires_at_ms = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 50;
+                }
+                assert_int_equal(sbx_executor_issue_grant(a, &g, tok2, sizeof(tok2), &e), SBX_OK);
+                usleep(120 * 1000);
+                toks[0] = tok2;
+                CHECK(f, run_sh(f, a, cmd, "x4", toks, 1, &r, &e) == SBX_E_GRANT_EXPIRED &&
+                      !exists(P(f->ws, "ran")), "an expired token: %s", e.message);
+                /* mint checks: the class must fit the kind and scope */
+                CHECK(f, grant(a, "x5", cmd, "command.execute", "other", SBX_GRANT_CLASS_COMMAND_START,
+                               cmd, tok, &e) != SBX_OK, "a command grant for another scope");
+                CHECK(f, grant(a, "x5", cmd, "filesystem.write", f->ws, SBX_GRANT_CLASS_FS_PATH_WRITE,
+                               f->ws, tok, &e) == SBX_E_GRANT_UNSUPPORTED,
+                      "a grant for an Allow path: %s", e.message);
+                CHECK(f, grant(a, "x5", cmd, "network", "*", SBX_GRANT_CLASS_NET_BROAD, "*", tok,
+                               &e) == SBX_E_GRANT_DENIED, "a grant for a Deny network: %s",
+                      e.message);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+
+                /* Deny: never runs, never mints */
+                pd = profile_with(f, SBX_MODE_READ_ONLY, SBX_ACCESS_DENY, SBX_ACCESS_DENY, NULL, 0);
+                sd = new_set(f, pd, BACKENDS[b], 1);
+                a = get(sd, "a");
+                CHECK(f, run_sh(f, a, "true", NULL, NULL, 0, &r, &e) == SBX_E_GRANT_DENIED,
+                      "a Deny command: %s", e.message);
+                CHECK(f, grant(a, "x", "true", "command.execute", "true",
+                               SBX_GRANT_CLASS_COMMAND_START, "true", tok, &e) == SBX_E_GRANT_DENIED,
+                      "a grant for a Deny command: %s", e.message);
+                sbx_executor_set_free(sd);
+                sbx_profile_free(pd);
+        }
+        fx_done(f);
+}
+
+static void test_executor__filesystem_grants(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                char gated[PATH_MAX], file[PATH_MAX], other[PATH_MAX], cmd[PATH_MAX * 2 + 64];
+                char tok[SBX_GRANT_TOKEN_SIZE], scope[PATH_MAX + 8], elsewhere[PATH_MAX];
+                sbx_root_access roots[1];
+                const char *toks[1];
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "gated root");
+                join(gated, f->outside, "gated");
+                join(file, gated, "f");
+                join(other, gated, "g");
+                rm_tree(gated);
+                assert_int_equal(mkdir(gated, 0755), 0);
+                assert_int_equal(write_file(file, ORIGINAL, 0644), 0);
+                assert_int_equal(write_file(other, ORIGINAL, 0644), 0);
+                roots[0].path = gated;
+                roots[0].read = SBX_ACCESS_ALLOW;
+                roots[0].write = SBX_ACCESS_GATED;
+                p = profile_with(f, SBX_MODE_READ_ONLY, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY, roots, 1);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+
+                /* without a grant: refused */
+                snprintf(cmd, sizeof(cmd), "echo sandbox > '%s'", file);
+                assert_int_equal(run_sh(f, a, cmd, NULL, NULL, 0, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code != 0, "a write to the Gated root went through");
+                sbx_run_result_free(&r);
+                /* a path grant: that file, once; not its neighbour */
+                assert_int_equal(grant(a, "w1", cmd, "filesystem.write", file,
+                                       SBX_GRANT_CLASS_FS_PATH_WRITE, file, tok, &e), SBX_OK);
+                toks[0] = tok;
+                if (run_sh(f, a, cmd, "w1", toks, 1, &r, &e) != SBX_OK)
+                        fail_msg("the granted run: %s", e.message);
+                {
+                        char buf[64] = { 0 };
+
+                        CHECK(f, r.exit_code == 0 && read_file(file, buf, sizeof(buf)) > 0 &&
+                              strcmp(buf, "sandbox\n") == 0, "the granted write: exit %d, %s",
+                              r.exit_code, r.err);
+                }
+                sbx_run_result_free(&r);
+                assert_int_equal(write_file(file, ORIGINAL, 0644), 0);
+                assert_int_equal(run_sh(f, a, cmd, "w1", toks, 1, &r, &e), SBX_E_GRANT_REPLAY);
+                snprintf(cmd, sizeof(cmd), "echo sandbox > '%s'", other);
+                assert_int_equal(grant(a, "w2", cmd, "filesystem.write", file,
+                                       SBX_GRANT_CLASS_FS_PATH_WRITE, file, tok, &e), SBX_OK);
+                assert_int_equal(run_sh(f, a, cmd, "w2", toks, 1, &r, &e), SBX_OK);
+                {
+                        char buf[64] = { 0 };
+
+                        CHECK(f, r.exit_code != 0 && read_file(other, buf, sizeof(buf)) > 0 &&
+                              strcmp(buf, ORIGINAL) == 0, "a path grant opened its neighbour");
+                }
+                sbx_run_result_free(&r);
+                /* a tree grant: the root, a new file in it */
+                snprintf(cmd, sizeof(cmd), "echo new > '%s/new'", gated);
+                snprintf(scope, sizeof(scope), "tree:%s", gated);
+                assert_int_equal(grant(a, "w3", cmd, "filesystem.write", scope,
+                                       SBX_GRANT_CLASS_FS_TREE_WRITE, gated, tok, &e), SBX_OK);
+                assert_int_equal(run_sh(f, a, cmd, "w3", toks, 1, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code == 0 && exists(P(gated, "new")), "the tree grant: %s", r.err);
+                sbx_run_result_free(&r);
+                /* the granted file replaced by a link: refused before the spawn */
+                join(elsewhere, f->outside, "victim");
+                snprintf(cmd, sizeof(cmd), "echo sandbox > '%s'", file);
+                assert_int_equal(grant(a, "w4", cmd, "filesystem.write", file,
+                                       SBX_GRANT_CLASS_FS_PATH_WRITE, file, tok, &e), SBX_OK);
+                assert_int_equal(unlink(file), 0);
+                assert_int_equal(symlink(elsewhere, file), 0);
+                CHECK(f, run_sh(f, a, cmd, "w4", toks, 1, &r, &e) == SBX_E_GRANT_TARGET_CHANGED,
+                      "a swapped target: %s", e.message);
+                {
+                        char buf[64] = { 0 };
+
+                        CHECK(f, read_file(elsewhere, buf, sizeof(buf)) > 0 &&
+                              strcmp(buf, ORIGINAL) == 0, "the link's target was written");
+                }
+                /* a protected location is never granted */
+                CHECK(f, grant(a, "w5", cmd, "filesystem.write", P(gated, ".git"),
+                               SBX_GRANT_CLASS_FS_PATH_WRITE, P(gated, ".git"), tok, &e) != SBX_OK,
+                      "a grant for .git was minted");
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+                rm_tree(gated);
+        }
+        fx_done(f);
+}
+
+static void test_executor__network_broad(void **state)
+{
+        struct fx *f = *state;
+        struct sockaddr_in sin;
+        socklen_t len = sizeof(sin);
+        char port[16];
+        int lfd;
+        size_t b;
+
+        fx_populate(f);
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        assert_true(lfd >= 0);
+        fx_track_fd(f, lfd);
+        assert_int_equal(bind(lfd, (struct sockaddr *) &sin, sizeof(sin)), 0);
+        assert_int_equal(listen(lfd, 16), 0);
+        assert_int_equal(getsockname(lfd, (struct sockaddr *) &sin, &len), 0);
+        snprintf(port, sizeof(port), "%u", (unsigned) ntohs(sin.sin_port));
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a;
+                sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+                char tok[SBX_GRANT_TOKEN_SIZE], cmd[PATH_MAX + 64];
+                const char *argv[] = { f->probe, "tcp", "127.0.0.1", port, NULL };
+                const char *toks[1] = { tok };
+                int c;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "network gated");
+                p = profile_with(f, SBX_MODE_READ_ONLY, SBX_ACCESS_ALLOW, SBX_ACCESS_GATED, NULL, 0);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+                o.argv = argv;
+                o.envp = f->envp;
+                assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code != 0, "TCP went out with the network Gated");
+                sbx_run_result_free(&r);
+                c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                CHECK(f, c < 0, "the host listener got a connection without a grant");
+                if (c >= 0)
+                        close(c);
+                CHECK(f, grant(a, "n1", "x", "network", "example.com:443",
+                               SBX_GRANT_CLASS_NET_PROXY_TARGET, "example.com:443", tok, &e) ==
+                      SBX_E_GRANT_UNSUPPORTED, "a proxy-target grant on Linux: %s", e.message);
+                /* the argv form's normalized command */
+                snprintf(cmd, sizeof(cmd), "'%s' 'tcp' '127.0.0.1' '%s'", f->probe, port);
+                assert_int_equal(grant(a, "n1", cmd, "network", "*", SBX_GRANT_CLASS_NET_BROAD,
+                                       "*", tok, &e), SBX_OK);
+                o.execution_id = "n1";
+                o.tokens = toks;
+                o.n_tokens = 1;
+                assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code == 0, "TCP with the broad grant: exit %d %s", r.exit_code,
+                      r.err);
+                sbx_run_result_free(&r);
+                c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                CHECK(f, c >= 0, "the host listener saw no connection with the grant");
+                if (c >= 0)
+                        close(c);
+                /* and the next run is closed again */
+                o.tokens = NULL;
+                o.n_tokens = 0;
+                assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                CHECK(f, r.exit_code != 0, "TCP went out after the grant was used");
+                sbx_run_result_free(&r);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
+struct bg_run {
+        struct fx *f;
+        sbx_executor *ex;
+        sbx_code code;
+        sbx_run_result r;
+};
+
+static void *run_long(void *arg)
+{
+        struct bg_run *b = arg;
+        sbx_error e = { 0, 0, { 0 } };
+
+        b->code = run_sh(b->f, b->ex, "echo started; sleep 60", NULL, NULL, 0, &b->r, &e);
+        return NULL;
+}
+
+static void test_executor__close(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a, *x = NULL;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+                char tok[SBX_GRANT_TOKEN_SIZE], root[PATH_MAX], victim[PATH_MAX];
+                struct bg_run bg;
+                pthread_t t;
+                DIR *d;
+                struct dirent *de;
+                int n = 0;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
+                p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                s = new_set(f, p, BACKENDS[b], 2);
+                a = get(s, "a");
+                /* a link planted in TMPDIR, pointing at a host file */
+                join(victim, f->outside, "victim");
+                assert_int_equal(run_sh(f, a, "mkdir \"$TMPDIR/d\"", NULL, NULL, 0, &r, &e),
+                                 SBX_OK);
+                sbx_run_result_free(&r);
+                {
+                        sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+                        const char *argv[] = { "/bin/sh", "-c",
+                                               "ln -s \"$1\" \"$TMPDIR/link\" && ln -s \"$2\" \"$TMPDIR/d/up\"",
+                                               "sh", victim, f->outside, NULL };
+
+                        o.argv = argv;
+                        o.envp = f->envp;
+                        assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
+                        CHECK(f, r.exit_code == 0, "planting links: %s", r.err);
+                        sbx_run_result_free(&r);
+                }
+                memset(&bg, 0, sizeof(bg));
+                bg.f = f;
+                bg.ex = a;
+                assert_int_equal(pthread_create(&t, NULL, run_long, &bg), 0);
+                usleep(300 * 1000);
+                assert_int_equal(sbx_executor_set_close(s, &e), SBX_OK);
+                pthread_join(t, NULL);
+                CHECK(f, bg.code == SBX_OK && bg.r.cancelled && bg.r.signal == SIGKILL,
+                      "the running command was not killed by close (code %d, signal %d)",
+                      (int) bg.code, bg.r.signal);
+                sbx_run_result_free(&bg.r);
+                CHECK(f, exists(victim) && exists(f->outside),
+                      "close followed a link out of the scratch directory");
+                /* nothing of the set is left below the scratch root */
+                scratch_path(f, root);
+                d = opendir(root);
+                assert_non_null(d);
+                while ((de = readdir(d)) != NULL)
+                        n += de->d_name[0] != '.';
+                closedir(d);
+                CHECK(f, n == 0, "%d entries left below the scratch root", n);
+                CHECK(f, sbx_executor_set_close(s, &e) == SBX_OK, "a second close failed");
+                CHECK(f, sbx_executor_set_get(s, "b", &x, &e) == SBX_E_CLOSED &&
+                      run_sh(f, a, "true", NULL, NULL, 0, &r, &e) == SBX_E_CLOSED &&
+                      grant(a, "x", "true", "command.execute", "true",
+                            SBX_GRANT_CLASS_COMMAND_START, "true", tok, &e) != SBX_OK &&
+                      sbx_executor_cancel(a, NULL, &e) == SBX_E_CLOSED,
+                      "a call after close was not refused");
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
+struct worker {
+        struct fx *f;
+        sbx_executor *ex;
+        int failures;
+};
+
+static void *work(void *arg)
+{
+        struct worker *w = arg;
+        int i;
+
+        for (i = 0; i < 8; i++) {
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+
+                if (run_sh(w->f, w->ex, "echo $$", NULL, NULL, 0, &r, &e) != SBX_OK ||
+                    !r.exited || r.exit_code != 0 || r.out_len == 0)
+                        w->failures++;
+                sbx_run_result_free(&r);
+        }
+        return NULL;
+}
+
+static void test_executor__threads_leave_nothing(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_profile *p;
+                sbx_executor_set *s;
+                struct worker w[4];
+                pthread_t t[4];
+                int fds0, i, zombies = 0;
+                DIR *d;
+                struct dirent *de;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "threads");
+                p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                fds0 = count_fds();
+                s = new_set(f, p, BACKENDS[b], 2);
+                for (i = 0; i < 4; i++) {
+                        w[i].f = f;
+                        w[i].ex = get(s, i % 2 ? "odd" : "even");
+                        w[i].failures = 0;
+                        assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
+                }
+                for (i = 0; i < 4; i++) {
+                        pthread_join(t[i], NULL);
+                        CHECK(f, w[i].failures == 0, "thread %d: %d runs failed", i,
+                              w[i].failures);
+                }
+                sbx_executor_set_free(s);
+                CHECK(f, count_fds() == fds0, "fds: %d before, %d after", fds0, count_fds());
+                /* no child of ours is left, dead or alive */
+                d = opendir("/proc/self/task");
+                assert_non_null(d);
+                while ((de = readdir(d)) != NULL) {
+                        char path[PATH_MAX], buf[4096] = { 0 };
+
+                        if (de->d_name[0] == '.')
+                                continue;
+                        snprintf(path, sizeof(path), "/proc/self/task/%s/children", de->d_name);
+                        if (read_file(path, buf, sizeof(buf)) > 0 && buf[0] != '\0')
+                                zombies++;
+                }
+                closedir(d);
+                CHECK(f, zombies == 0, "children are left after close");
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
+        const struct CMUnitTest tests[] = {
+                T(test_executor__construction_checks),
+                T(test_executor__keys_dirs_and_capture),
+                T(test_executor__timeout_and_cancel),
+                T(test_executor__gated_command),
+                T(test_executor__filesystem_grants),
+                T(test_executor__network_broad),
+                T(test_executor__close),
+                T(test_executor__threads_leave_nothing),
+        };
+#undef T
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
