@@ -346,6 +346,16 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         close_fd(&pi[0]);
         close_fd(&po[1]);
         close_fd(&pe[1]);
+        if (r != SBX_OK && n_w > 0 && err != NULL && err->sys_errno == ELOOP) {
+                /* A granted target (or a root) became a link after it was
+                 * verified: the backend refused to follow it. */
+                char why[SBX_ERROR_SIZE];
+
+                memcpy(why, err->message, sizeof(why));
+                why[sizeof(why) - 1] = '\0';
+                r = sbx__fail(err, SBX_E_GRANT_TARGET_CHANGED, ELOOP, "%s: a granted target "
+                              "changed while the run started (%.160s)", fn, why);
+        }
         if (r != SBX_OK)
                 goto out;
         (void) pthread_mutex_lock(&s->lock);

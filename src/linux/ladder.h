@@ -35,6 +35,8 @@ enum sbx__step {
 enum sbx__op_kind {
         OP_TMPFS,       /* tmpfs on dst (data = options), flags */
         OP_BIND,        /* bind src on dst, recursive */
+        OP_BIND_NOFOLLOW, /* the same, failing with ELOOP if a component of src is a
+                           * symbolic link (it binds the object it opened) */
         OP_SETATTR,     /* mount_setattr(dst, AT_RECURSIVE, attr) */
         OP_MKDIRS,      /* mkdir -p dst */
         OP_MKFILE,      /* create an empty file dst (parents must exist) */

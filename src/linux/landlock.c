@@ -54,6 +54,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+
 #include "linux_internal.h"
 
 /* The system call numbers are the same on every architecture that has
@@ -339,9 +341,19 @@ static sbx_code add_rule(int ruleset_fd, const struct sbx__ll_rule *rule, uint32
         sbx_code rc = SBX_OK;
         int fd = -EBADF, e;
 
-        do
+        do {
+                if (rule->nofollow) {
+                        struct open_how how;
+
+                        memset(&how, 0, sizeof(how));
+                        how.flags = O_PATH | O_CLOEXEC;
+                        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+                        fd = (int) syscall(SYS_openat2, AT_FDCWD, rule->path, &how, sizeof(how));
+                        if (fd >= 0 || errno != ENOSYS)
+                                continue;
+                }
                 fd = open(rule->path, O_PATH | O_CLOEXEC);
-        while (fd < 0 && errno == EINTR);
+        } while (fd < 0 && errno == EINTR);
         if (fd < 0) {
                 e = errno;
                 /* ENOTDIR: a component is not a directory, so the path

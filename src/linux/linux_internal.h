@@ -27,6 +27,9 @@ struct sbx__ll_rule {
         const char *path;       /* canonical absolute path */
         uint32_t    access;     /* SBX__FS_* */
         int         tree;       /* 1 = the whole tree below path, 0 = exact file */
+        int         nofollow;   /* 1 = a symbolic link in any component fails the
+                                 * rule with ELOOP (a configured root or a grant:
+                                 * canonical when the plan was made) */
 };
 
 /* Options for sbx__landlock_prepare. */

@@ -22,6 +22,7 @@ struct llvec {
         char  **own;
         size_t  n, cap;
         size_t  nmerged;        /* rules after ll_merge (own[] keeps n strings) */
+        int     nofollow;       /* set on what ll_push adds now (sbx__ll_rule) */
 };
 
 static int ll_push(struct llvec *lv, const char *path, uint32_t access, int tree)
@@ -43,7 +44,7 @@ static int ll_push(struct llvec *lv, const char *path, uint32_t access, int tree
         lv->own[lv->n] = sbx__strdup(path);
         if (lv->own[lv->n] == NULL)
                 return -ENOMEM;
-        lv->v[lv->n] = (struct sbx__ll_rule){ lv->own[lv->n], access, tree };
+        lv->v[lv->n] = (struct sbx__ll_rule){ lv->own[lv->n], access, tree, lv->nofollow };
         lv->n++;
         return 0;
 }
@@ -76,6 +77,7 @@ static void ll_merge(struct llvec *lv)
                 if (o > 0 && strcmp(lv->v[o - 1].path, lv->v[i].path) == 0) {
                         lv->v[o - 1].access |= lv->v[i].access;
                         lv->v[o - 1].tree |= lv->v[i].tree;
+                        lv->v[o - 1].nofollow |= lv->v[i].nofollow;
                         continue;
                 }
                 lv->v[o++] = lv->v[i];
@@ -149,7 +151,7 @@ static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
 sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, const char *scratch,
                                const char *home, uint32_t opts, sbx_error *err)
 {
-        struct llvec lv = { NULL, NULL, 0, 0, 0 };
+        struct llvec lv = { NULL, NULL, 0, 0, 0, 0 };
         struct narrow *nw = NULL;
         int resolver = 0;
         size_t i, k, nn = 0;
@@ -229,10 +231,15 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                                     (rule->access & ~nw[k].access &
                                      (SBX__FS_READ | SBX__FS_WRITE)) != 0)
                                         expand = 1;
+                /* A configured root or a grant was canonical when the plan
+                 * was made: a link in its path now is refused, not followed. */
+                lv.nofollow = rule->origin == SBX__ORIGIN_WORKSPACE ||
+                              rule->origin == SBX__ORIGIN_ADDITIONAL;
                 if (expand)
                         e = expand_tree(&lv, rule->path, rule->access, nw, nn, 0);
                 else
                         e = ll_push(&lv, rule->path, rule->access, rule->scope == SBX__FS_TREE);
+                lv.nofollow = 0;
         }
         if (e == 0 && resolver)
                 e = ll_push(&lv, SBX__RESOLVER_DIR, SBX__FS_READ, 1);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "linux/ladder.h"
 
@@ -84,7 +85,8 @@ int sbx__under(const char *path, const char *dir)
 static int add_op(struct sbx__prep *p, int kind, const char *src, const char *dst, const char *data,
                   unsigned long flags, uint64_t attr, int optional)
 {
-        if (dst == NULL || (kind == OP_BIND && src == NULL) || (kind == OP_SYMLINK && src == NULL))
+        if (dst == NULL || ((kind == OP_BIND || kind == OP_BIND_NOFOLLOW) && src == NULL) ||
+            (kind == OP_SYMLINK && src == NULL))
                 return -ENOMEM;
         if (p->n_ops == p->cap_ops) {
                 size_t cap = p->cap_ops ? p->cap_ops * 2 : 64;
@@ -175,6 +177,44 @@ static int as_mount_setattr(const char *path, uint64_t set)
         return 0;
 }
 
+/* Bind src on dst through an fd opened with no symbolic link in any
+ * component: what is bound is what was opened, whatever is swapped into
+ * the path meanwhile.  Before Linux 5.6 (no openat2) or 5.2 (no
+ * open_tree), a plain bind.  0 or -errno (ELOOP: a link). */
+static int bind_nofollow(const char *src, const char *dst)
+{
+        struct open_how how;
+        int fd, tree, e;
+
+        memset(&how, 0, sizeof(how));
+        how.flags = O_PATH | O_CLOEXEC;
+        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        fd = (int) syscall(SYS_openat2, AT_FDCWD, src, &how, sizeof(how));
+        if (fd < 0 && errno != ENOSYS)
+                return -errno;
+        if (fd >= 0) {
+                tree = (int) syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+                                                            AT_EMPTY_PATH | AT_RECURSIVE);
+                e = errno;
+                (void) close(fd);
+                if (tree >= 0) {
+                        if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst,
+                                    MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+                                e = errno;
+                                (void) close(tree);
+                                return -e;
+                        }
+                        (void) close(tree);
+                        return 0;
+                }
+                if (e != ENOSYS)
+                        return -e;
+        }
+        if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
 int sbx__run_op(const struct sbx__mop *op, int ruleset_fd)
 {
         struct stat st;
@@ -189,6 +229,8 @@ int sbx__run_op(const struct sbx__mop *op, int ruleset_fd)
                 if (mount(op->src, op->dst, NULL, MS_BIND | MS_REC, NULL) < 0)
                         return -errno;
                 return 0;
+        case OP_BIND_NOFOLLOW:
+                return bind_nofollow(op->src, op->dst);
         case OP_SETATTR:
                 return as_mount_setattr(op->dst, op->attr);
         case OP_MKDIRS:
@@ -350,7 +392,10 @@ static int emit_rule(struct sbx__prep *p, const struct sbx_plan_fs_rule *rule, i
         }
         if ((r = emit_mountpoint(p, path, &st)) < 0)
                 return r;
-        OP(OP_BIND, orr(p, path), nr(p, path), NULL, 0, 0, 0);
+        /* A configured root or a grant was canonical when the plan was
+         * made: a link in its path now fails the spawn, never redirects it. */
+        OP(rule->origin == SBX__ORIGIN_WORKSPACE || rule->origin == SBX__ORIGIN_ADDITIONAL
+           ? OP_BIND_NOFOLLOW : OP_BIND, orr(p, path), nr(p, path), NULL, 0, 0, 0);
         OP(OP_SETATTR, NULL, nr(p, path), NULL, 0, (rule->access & SBX__FS_WRITE) ? rw : ro, 0);
         return 0;
 }

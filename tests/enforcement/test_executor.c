@@ -621,6 +621,93 @@ static void test_executor__network_broad(void **state)
         fx_done(f);
 }
 
+/* The granted file is swapped for a link to a victim, and back, in a
+ * loop (each swap one rename), while grants are minted and spent: no run
+ * ever writes through the link. */
+struct swapper {
+        char dir[PATH_MAX], target[PATH_MAX], victim[PATH_MAX];
+        volatile int stop;
+        long swaps;
+};
+
+static void *swap_loop(void *arg)
+{
+        struct swapper *w = arg;
+        char other[PATH_MAX + 8];
+
+        /* f and f.other: one a file, one a link to the victim; each
+         * exchange (one syscall) flips what f is. */
+        snprintf(other, sizeof(other), "%s/f.other", w->dir);
+        (void) symlink(w->victim, other);
+        while (!w->stop && w->swaps < 50000000) {
+                (void) syscall(SYS_renameat2, AT_FDCWD, w->target, AT_FDCWD, other,
+                               2 /* RENAME_EXCHANGE */);
+                w->swaps++;
+        }
+        return NULL;
+}
+
+static void test_executor__grant_race(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                struct swapper w;
+                sbx_root_access roots[1];
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a;
+                char cmd[PATH_MAX + 32], tok[SBX_GRANT_TOKEN_SIZE], buf[64] = { 0 };
+                const char *toks[1] = { tok };
+                pthread_t t;
+                int i, minted = 0, ran = 0;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "grant race");
+                memset(&w, 0, sizeof(w));
+                join(w.dir, f->outside, "race");
+                join(w.target, w.dir, "f");
+                join(w.victim, f->outside, "victim");
+                rm_tree(w.dir);
+                assert_int_equal(mkdir(w.dir, 0755), 0);
+                assert_int_equal(write_file(w.target, ORIGINAL, 0644), 0);
+                assert_int_equal(write_file(w.victim, ORIGINAL, 0644), 0);
+                roots[0].path = w.dir;
+                roots[0].read = SBX_ACCESS_ALLOW;
+                roots[0].write = SBX_ACCESS_GATED;
+                p = profile_with(f, SBX_MODE_READ_ONLY, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY, roots, 1);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+                snprintf(cmd, sizeof(cmd), "echo sandbox > '%s'", w.target);
+                assert_int_equal(pthread_create(&t, NULL, swap_loop, &w), 0);
+                for (i = 0; i < 150; i++) {
+                        sbx_run_result r;
+                        sbx_error e = { 0, 0, { 0 } };
+
+                        if (grant(a, "race", cmd, "filesystem.write", w.target,
+                                  SBX_GRANT_CLASS_FS_PATH_WRITE, w.target, tok, &e) != SBX_OK)
+                                continue;       /* it was a link at mint time */
+                        minted++;
+                        if (run_sh(f, a, cmd, "race", toks, 1, &r, &e) == SBX_OK) {
+                                ran++;
+                                sbx_run_result_free(&r);
+                        }
+                }
+                w.stop = 1;
+                pthread_join(t, NULL);
+                CHECK(f, read_file(w.victim, buf, sizeof(buf)) > 0 && strcmp(buf, ORIGINAL) == 0,
+                      "a run wrote through the swapped link (victim now \"%s\")", buf);
+                note("%s: %d grants minted, %d runs, %ld swaps", f->label, minted, ran, w.swaps);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+                rm_tree(w.dir);
+        }
+        fx_done(f);
+}
+
 struct bg_run {
         struct fx *f;
         sbx_executor *ex;
@@ -799,6 +886,7 @@ int main(void)
                 T(test_executor__gated_command),
                 T(test_executor__filesystem_grants),
                 T(test_executor__network_broad),
+                T(test_executor__grant_race),
                 T(test_executor__close),
                 T(test_executor__threads_leave_nothing),
         };

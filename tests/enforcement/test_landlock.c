@@ -796,7 +796,7 @@ static void test_landlock__prepare_rejects_bad_arguments(void **state)
                 { "/tmp",           R,        2 },
         };
         struct sbx__ll_rule rule;
-        struct sbx__ll_rule dup[2] = { { "/tmp", R, 1 }, { "/tmp", R | W, 1 } };
+        struct sbx__ll_rule dup[2] = { { "/tmp", R, 1, 0 }, { "/tmp", R | W, 1, 0 } };
         sbx_error err;
         uint32_t missing = 0xabcdu;
         int fd = 1234;
