@@ -16,6 +16,56 @@
 #define W SBX__FS_WRITE
 
 /*
+ * A copy of `in`: its scalars and strings, and its rules into *r (to be
+ * added to, sorted and handed to the copy); its writable roots too when
+ * keep_writable, else none yet (the caller rebuilds them).  NULL when out
+ * of memory (nothing is left allocated then).
+ */
+static struct sbx_plan *copy_base(const struct sbx_plan *in, struct sbx__rules *r,
+                                  int keep_writable)
+{
+        struct sbx_plan *plan = calloc(1, sizeof(*plan));
+        size_t i;
+
+        if (plan == NULL)
+                return NULL;
+        *plan = *in;
+        plan->rules = NULL;
+        plan->n_rules = 0;
+        plan->writable = NULL;
+        plan->n_writable = 0;
+        plan->workspace_root = sbx__strdup(in->workspace_root);
+        plan->scratch_dir = in->scratch_dir != NULL ? sbx__strdup(in->scratch_dir) : NULL;
+        if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets,
+                                   in->n_unix_sockets) < 0 ||
+            plan->workspace_root == NULL || (in->scratch_dir != NULL && plan->scratch_dir == NULL))
+                goto nomem;
+        if (keep_writable) {
+                plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
+                if (plan->writable == NULL)
+                        goto nomem;
+                for (i = 0; i < in->n_writable; i++)
+                        if ((plan->writable[i] = sbx__strdup(in->writable[i])) == NULL)
+                                goto nomem;
+                plan->n_writable = in->n_writable;
+        }
+        for (i = 0; i < in->n_rules; i++) {
+                const struct sbx_plan_fs_rule *ri = &in->rules[i];
+
+                if (sbx__rules_add(r, ri->path, ri->access, ri->scope, ri->origin) < 0)
+                        goto nomem;
+        }
+        return plan;
+nomem:
+        plan->rules = r->v;
+        plan->n_rules = r->n;
+        r->v = NULL;
+        r->n = r->cap = 0;
+        sbx_plan_free(plan);
+        return NULL;
+}
+
+/*
  * A copy of `in` with the discovered locations added as protected rules:
  * each one inside a writable rule gets that rule's access without write
  * (read follows the root), with its scope.  A path that already has a rule
@@ -31,30 +81,9 @@ int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
         int added = 0;
 
         *out = NULL;
-        plan = calloc(1, sizeof(*plan));
+        plan = copy_base(in, &r, 1);
         if (plan == NULL)
                 return -ENOMEM;
-        *plan = *in;
-        plan->rules = NULL;
-        plan->n_rules = 0;
-        plan->writable = NULL;
-        plan->workspace_root = sbx__strdup(in->workspace_root);
-        plan->scratch_dir = in->scratch_dir != NULL ? sbx__strdup(in->scratch_dir) : NULL;
-        if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets, in->n_unix_sockets) < 0 ||
-            plan->workspace_root == NULL || (in->scratch_dir != NULL && plan->scratch_dir == NULL))
-                goto nomem;
-        plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
-        if (plan->writable == NULL)
-                goto nomem;
-        for (i = 0; i < in->n_writable; i++)
-                if ((plan->writable[i] = sbx__strdup(in->writable[i])) == NULL)
-                        goto nomem;
-        for (i = 0; i < in->n_rules; i++) {
-                const struct sbx_plan_fs_rule *ri = &in->rules[i];
-
-                if (sbx__rules_add(&r, ri->path, ri->access, ri->scope, ri->origin) < 0)
-                        goto nomem_rules;
-        }
         for (i = 0; i < n; i++) {
                 const struct sbx_plan_fs_rule *up = sbx__plan_rule_for(in, paths[i]);
 
@@ -80,7 +109,6 @@ int sbx__plan_add_protected(const struct sbx_plan *in, const char *const *paths,
 nomem_rules:
         plan->rules = r.v;
         plan->n_rules = r.n;
-nomem:
         sbx_plan_free(plan);
         return -ENOMEM;
 }
@@ -97,24 +125,9 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         *out = NULL;
         if (in->direct && (n > 0 || scratch_dir != NULL))
                 return -EINVAL;
-        plan = calloc(1, sizeof(*plan));
+        plan = copy_base(in, &r, 0);
         if (plan == NULL)
                 return -ENOMEM;
-        *plan = *in;
-        plan->rules = NULL;
-        plan->n_rules = 0;
-        plan->writable = NULL;
-        plan->scratch_dir = NULL;
-        plan->workspace_root = sbx__strdup(in->workspace_root);
-        if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets, in->n_unix_sockets) < 0 ||
-            plan->workspace_root == NULL)
-                goto nomem;
-        for (i = 0; i < in->n_rules; i++) {
-                const struct sbx_plan_fs_rule *ri = &in->rules[i];
-
-                if (sbx__rules_add(&r, ri->path, ri->access, ri->scope, ri->origin) < 0)
-                        goto nomem_rules;
-        }
         for (i = 0; i < n; i++) {
                 const struct sbx_plan_fs_rule *up;
                 int found = 0;
@@ -145,6 +158,7 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         if (scratch_dir != NULL) {
                 const char *slash = strrchr(scratch_dir, '/');
 
+                free(plan->scratch_dir);
                 plan->scratch_dir = sbx__strdup(scratch_dir);
                 if (plan->scratch_dir == NULL)
                         goto nomem_rules;

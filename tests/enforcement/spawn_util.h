@@ -59,6 +59,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -534,6 +536,38 @@ SU sbx_profile *make_profile(const struct fx *f, int32_t mode, int network_allow
         return q;
 }
 
+/* make_profile's profile with edit(cfg, arg) applied to its config. */
+SU sbx_profile *profile_edit(const struct fx *f, int32_t mode, int network_allow,
+                             void (*edit)(sbx_profile_config *, const void *), const void *arg)
+{
+        sbx_profile *p = make_profile(f, mode, network_allow), *q = NULL;
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_error e = { 0, 0, { 0 } };
+
+        if (sbx_profile_config_get(p, &cfg, &e) != SBX_OK)
+                fail_msg("sbx_profile_config_get: %s", e.message);
+        edit(&cfg, arg);
+        if (sbx_profile_new(&cfg, &q, &e) != SBX_OK)
+                fail_msg("sbx_profile_new: %s", e.message);
+        sbx_profile_free(p);
+        return q;
+}
+
+/* The number of open fds of this process. */
+SU int fx_count_fds(void)
+{
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        int n = 0;
+
+        assert_non_null(d);
+        while ((de = readdir(d)) != NULL)
+                if (de->d_name[0] != '.')
+                        n++;
+        closedir(d);
+        return n;
+}
+
 /* ------------------------------------------------------------------ run */
 
 struct ro {
@@ -791,6 +825,27 @@ SU int fx_unix_socket(struct fx *f, int type, const char *name, int abstract, in
                 assert_int_equal(chmod(name, 0777), 0);
         if (type == SOCK_STREAM)
                 assert_int_equal(listen(fd, backlog), 0);
+        return fd;
+}
+
+/* A nonblocking TCP listener on 127.0.0.1, tracked by the fixture; its
+ * port in decimal into port. */
+SU int fx_tcp_listener(struct fx *f, char *port, size_t size)
+{
+        struct sockaddr_in sin;
+        socklen_t len = sizeof(sin);
+        int fd;
+
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        assert_true(fd >= 0);
+        fx_track_fd(f, fd);
+        assert_int_equal(bind(fd, (struct sockaddr *) &sin, sizeof(sin)), 0);
+        assert_int_equal(listen(fd, 16), 0);
+        assert_int_equal(getsockname(fd, (struct sockaddr *) &sin, &len), 0);
+        snprintf(port, size, "%u", (unsigned) ntohs(sin.sin_port));
         return fd;
 }
 

@@ -49,20 +49,6 @@ static int bwrap_here(struct fx *f)
         return backend_usable(f, SBX_BACKEND_BWRAP);
 }
 
-static int count_fds(void)
-{
-        DIR *d = opendir("/proc/self/fd");
-        struct dirent *de;
-        int n = 0;
-
-        assert_non_null(d);
-        while ((de = readdir(d)) != NULL)
-                if (de->d_name[0] != '.')
-                        n++;
-        closedir(d);
-        return n - 1;   /* the directory's own fd */
-}
-
 /* The probe under bwrap with profile p; its exit code, and the report. */
 static int run_probe(struct fx *f, const sbx_profile *p, const char *a1, const char *a2,
                      const char *a3, sbx_guarantee_report *rep)
@@ -138,25 +124,6 @@ static void test_bwrap_filter__vsock_and_kernel_surface_refused(void **state)
         fx_done(f);
 }
 
-static int tcp_listener(struct fx *f, char *port, size_t size)
-{
-        struct sockaddr_in sin;
-        socklen_t len = sizeof(sin);
-        int fd;
-
-        memset(&sin, 0, sizeof(sin));
-        sin.sin_family = AF_INET;
-        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(fd >= 0);
-        fx_track_fd(f, fd);
-        assert_int_equal(bind(fd, (struct sockaddr *) &sin, sizeof(sin)), 0);
-        assert_int_equal(listen(fd, 16), 0);
-        assert_int_equal(getsockname(fd, (struct sockaddr *) &sin, &len), 0);
-        snprintf(port, size, "%u", (unsigned) ntohs(sin.sin_port));
-        return fd;
-}
-
 /* A connection is queued before connect() returns: once the probe was
  * reaped, whatever it reached is waiting (no time to wait for). */
 static int accepted(int lfd)
@@ -183,7 +150,7 @@ static void test_bwrap_filter__network_deny_reaches_nothing(void **state)
 
         if (!bwrap_here(f))
                 return;
-        tcp = tcp_listener(f, port, sizeof(port));
+        tcp = fx_tcp_listener(f, port, sizeof(port));
         join(sock, f->outside, "db.sock");
         fx_populate(f);
         ux = fx_unix_socket(f, SOCK_STREAM, sock, 0, 16);
@@ -270,7 +237,7 @@ static void test_bwrap_filter__program_fd_leaks_nowhere(void **state)
         extra = open("/dev/null", O_RDONLY | O_CLOEXEC);
         assert_true(extra >= 0);
         fx_track_fd(f, extra);
-        before = count_fds();
+        before = fx_count_fds();
         for (i = 0; i < 2; i++) {
                 /* i = 0: the capture pipe only (fd 3, moved to 1 by "out");
                  * i = 1: plus /dev/null on fd 4.  The program was on the
@@ -288,7 +255,7 @@ static void test_bwrap_filter__program_fd_leaks_nowhere(void **state)
                       res->out, describe_status(res->status), want);
                 free(res);
         }
-        after = count_fds();
+        after = fx_count_fds();
         CHECK(f, after == before, "%d fds open in the host before the spawns, %d after",
               before, after);
         fx_close_fd(f, extra);

@@ -61,24 +61,29 @@ static sbx_executor *get(sbx_executor_set *s, const char *key)
         return ex;
 }
 
+struct edits {
+        int32_t command, network;
+        const sbx_root_access *roots;
+        size_t n_roots;
+};
+
+static void apply_edits(sbx_profile_config *cfg, const void *arg)
+{
+        const struct edits *x = arg;
+
+        cfg->command = x->command;
+        cfg->network = x->network;
+        cfg->additional_roots = x->roots;
+        cfg->n_additional_roots = x->n_roots;
+}
+
 /* A profile from a mode with some fields changed. */
 static sbx_profile *profile_with(struct fx *f, int32_t mode, int32_t command, int32_t network,
                                  const sbx_root_access *roots, size_t n_roots)
 {
-        sbx_profile *p = make_profile(f, mode, 0), *q = NULL;
-        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
-        sbx_error e = { 0, 0, { 0 } };
+        struct edits x = { command, network, roots, n_roots };
 
-        if (sbx_profile_config_get(p, &cfg, &e) != SBX_OK)
-                fail_msg("sbx_profile_config_get: %s", e.message);
-        cfg.command = command;
-        cfg.network = network;
-        cfg.additional_roots = roots;
-        cfg.n_additional_roots = n_roots;
-        if (sbx_profile_new(&cfg, &q, &e) != SBX_OK)
-                fail_msg("sbx_profile_new: %s", e.message);
-        sbx_profile_free(p);
-        return q;
+        return profile_edit(f, mode, 0, apply_edits, &x);
 }
 
 /* Run the shell form; the code; *res filled (free it). */
@@ -111,19 +116,6 @@ static sbx_code grant(sbx_executor *ex, const char *exec_id, const char *command
         g.grant_class = cls;
         g.target = target;
         return sbx_executor_issue_grant(ex, &g, token, SBX_GRANT_TOKEN_SIZE, e);
-}
-
-static int count_fds(void)
-{
-        DIR *d = opendir("/proc/self/fd");
-        struct dirent *de;
-        int n = 0;
-
-        assert_non_null(d);
-        while ((de = readdir(d)) != NULL)
-                n += de->d_name[0] != '.';
-        closedir(d);
-        return n;
 }
 
 /* ------------------------------------------------------------ the cases */
@@ -547,23 +539,12 @@ static void test_executor__filesystem_grants(void **state)
 static void test_executor__network_broad(void **state)
 {
         struct fx *f = *state;
-        struct sockaddr_in sin;
-        socklen_t len = sizeof(sin);
         char port[16];
         int lfd;
         size_t b;
 
         fx_populate(f);
-        memset(&sin, 0, sizeof(sin));
-        sin.sin_family = AF_INET;
-        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(lfd >= 0);
-        fx_track_fd(f, lfd);
-        assert_int_equal(bind(lfd, (struct sockaddr *) &sin, sizeof(sin)), 0);
-        assert_int_equal(listen(lfd, 16), 0);
-        assert_int_equal(getsockname(lfd, (struct sockaddr *) &sin, &len), 0);
-        snprintf(port, sizeof(port), "%u", (unsigned) ntohs(sin.sin_port));
+        lfd = fx_tcp_listener(f, port, sizeof(port));
         for (b = 0; b < N_BACKENDS; b++) {
                 sbx_profile *p;
                 sbx_executor_set *s;
@@ -842,7 +823,7 @@ static void test_executor__threads_leave_nothing(void **state)
                         continue;
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "threads");
                 p = make_profile(f, SBX_MODE_READ_ONLY, 0);
-                fds0 = count_fds();
+                fds0 = fx_count_fds();
                 s = new_set(f, p, BACKENDS[b], 2);
                 for (i = 0; i < 4; i++) {
                         w[i].f = f;
@@ -856,7 +837,7 @@ static void test_executor__threads_leave_nothing(void **state)
                               w[i].failures);
                 }
                 sbx_executor_set_free(s);
-                CHECK(f, count_fds() == fds0, "fds: %d before, %d after", fds0, count_fds());
+                CHECK(f, fx_count_fds() == fds0, "fds: %d before, %d after", fds0, fx_count_fds());
                 /* no child of ours is left, dead or alive */
                 d = opendir("/proc/self/task");
                 assert_non_null(d);

@@ -51,21 +51,25 @@ static int drain(int fd, char *bytes, size_t size)
         return n;
 }
 
+struct socks {
+        const char *const *v;
+        size_t n;
+};
+
+static void set_sockets(sbx_profile_config *cfg, const void *arg)
+{
+        const struct socks *x = arg;
+
+        cfg->unix_sockets = x->v;
+        cfg->n_unix_sockets = x->n;
+}
+
 static sbx_profile *unix_profile(struct fx *f, int32_t mode, int net, const char *const *socks,
                                  size_t n)
 {
-        sbx_profile *p = make_profile(f, mode, net), *q = NULL;
-        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
-        sbx_error e = { 0, 0, { 0 } };
+        struct socks x = { socks, n };
 
-        if (sbx_profile_config_get(p, &cfg, &e) != SBX_OK)
-                fail_msg("sbx_profile_config_get: %s", e.message);
-        cfg.unix_sockets = socks;
-        cfg.n_unix_sockets = n;
-        if (sbx_profile_new(&cfg, &q, &e) != SBX_OK)
-                fail_msg("sbx_profile_new(unix_sockets): %s", e.message);
-        sbx_profile_free(p);
-        return q;
+        return profile_edit(f, mode, net, set_sockets, &x);
 }
 
 static void test_unix__only_the_listed_socket(void **state)
@@ -200,8 +204,6 @@ static void test_unix__blocked_connect_stalls_nothing(void **state)
 static void test_unix__tcp_still_connects(void **state)
 {
         struct fx *f = *state;
-        struct sockaddr_in sin;
-        socklen_t len = sizeof(sin);
         char a[PATH_MAX], port[16];
         const char *socks[1];
         int la, tcp, s;
@@ -211,16 +213,7 @@ static void test_unix__tcp_still_connects(void **state)
         join(a, f->outside, "a.sock");
         la = fx_unix_socket(f, SOCK_STREAM, a, 0, 16);
         socks[0] = a;
-        memset(&sin, 0, sizeof(sin));
-        sin.sin_family = AF_INET;
-        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        assert_true(tcp >= 0);
-        fx_track_fd(f, tcp);
-        assert_int_equal(bind(tcp, (struct sockaddr *) &sin, sizeof(sin)), 0);
-        assert_int_equal(listen(tcp, 16), 0);
-        assert_int_equal(getsockname(tcp, (struct sockaddr *) &sin, &len), 0);
-        snprintf(port, sizeof(port), "%u", (unsigned) ntohs(sin.sin_port));
+        tcp = fx_tcp_listener(f, port, sizeof(port));
         for (c = 0; c < N_COMBOS; c++) {
                 const struct combo *k = &COMBOS[c];
                 sbx_profile *p;
