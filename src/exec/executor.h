@@ -84,15 +84,16 @@ int64_t sbx__wall_ms(void);
 
 /*
  * grant.c: verify every token for one run of `command` in `cwd` for
- * execution_id and, when all hold, consume them and give back what they
- * open: *w (malloc'd, *n_w entries), *net_allow, *cmd_allow.  Called with
+ * execution_id and, when all hold (and, with need_cmd, one of them is
+ * the command's start), consume them and give back what they open: *w
+ * (malloc'd, *n_w entries), *net_allow, *cmd_allow.  Called with
  * set->lock held.  Errors: the SBX_E_GRANT_* of the first token that does
- * not bind (nothing consumed then), SBX_E_NOMEM.
+ * not bind, SBX_E_GRANT_REQUIRED (nothing consumed then), SBX_E_NOMEM.
  */
 sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, size_t n,
                           const char *execution_id, const char *command, const char *cwd,
-                          struct sbx__widen **w, size_t *n_w, int *net_allow, int *cmd_allow,
-                          sbx_error *err);
+                          int need_cmd, struct sbx__widen **w, size_t *n_w, int *net_allow,
+                          int *cmd_allow, sbx_error *err);
 /* grant.c: free every record (revocation). */
 void sbx__grants_clear(struct sbx_executor *ex);
 

@@ -386,10 +386,17 @@ static sbx_code check_one(const struct sbx_executor *ex, const struct sbx__grant
         return SBX_OK;
 }
 
+static sbx_code required(const char *fn, sbx_error *err)
+{
+        return sbx__fail(err, SBX_E_GRANT_REQUIRED, 0, "%s: command.execute is Gated: the run "
+                         "needs a %s token for exactly this command", fn,
+                         SBX_GRANT_CLASS_COMMAND_START);
+}
+
 sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, size_t n,
                           const char *execution_id, const char *command, const char *cwd,
-                          struct sbx__widen **w_out, size_t *n_w, int *net_allow, int *cmd_allow,
-                          sbx_error *err)
+                          int need_cmd, struct sbx__widen **w_out, size_t *n_w, int *net_allow,
+                          int *cmd_allow, sbx_error *err)
 {
         static const char fn[] = "sbx_executor_run";
         struct sbx__grant **found;
@@ -402,7 +409,7 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
         *n_w = 0;
         *net_allow = *cmd_allow = 0;
         if (n == 0)
-                return SBX_OK;
+                return need_cmd ? required(fn, err) : SBX_OK;
         found = calloc(n, sizeof(*found));
         w = calloc(n, sizeof(*w));
         if (found == NULL || w == NULL) {
@@ -429,6 +436,14 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
                                       "grant of this executor", fn, i);
                 else
                         r = check_one(ex, found[i], now, execution_id, command, cwd, err);
+        }
+        /* A Gated command needs its start token among them, or nothing
+         * is consumed. */
+        if (r == SBX_OK && need_cmd) {
+                for (i = 0; i < n && classes[found[i]->cls].form != F_COMMAND; i++)
+                        ;
+                if (i == n)
+                        r = required(fn, err);
         }
         if (r != SBX_OK) {
                 free(found);

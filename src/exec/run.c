@@ -292,12 +292,8 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 r = sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
                 goto out;
         }
-        r = sbx__grants_take(ex, o->tokens, o->n_tokens, o->execution_id, command, cwd, &w, &n_w,
-                             &net_allow, &cmd_allow, err);
-        if (r == SBX_OK && access == SBX_ACCESS_GATED && !cmd_allow)
-                r = sbx__fail(err, SBX_E_GRANT_REQUIRED, 0, "%s: command.execute is Gated: the "
-                              "run needs a %s token for exactly this command", fn,
-                              SBX_GRANT_CLASS_COMMAND_START);
+        r = sbx__grants_take(ex, o->tokens, o->n_tokens, o->execution_id, command, cwd,
+                             access == SBX_ACCESS_GATED, &w, &n_w, &net_allow, &cmd_allow, err);
         if (r == SBX_OK) {
                 /* The plan of this one run (the records' strings are
                  * copied while the lock holds them). */

@@ -550,6 +550,60 @@ static void test_executor__filesystem_grants(void **state)
         fx_done(f);
 }
 
+/* One approval for a Gated command and a Gated write: both tokens come
+ * with the run.  A write token alone does not start the command, and is
+ * not spent by the refusal. */
+static void test_executor__combined_approval(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                char gated[PATH_MAX], file[PATH_MAX], cmd[PATH_MAX + 32], buf[64] = { 0 };
+                char t_cmd[SBX_GRANT_TOKEN_SIZE], t_fs[SBX_GRANT_TOKEN_SIZE];
+                const char *both[2] = { t_cmd, t_fs }, *fs_only[1] = { t_fs };
+                sbx_root_access roots[1];
+                sbx_profile *p;
+                sbx_executor_set *s;
+                sbx_executor *a;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+
+                if (!selected(f, b))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "combined approval");
+                join(gated, f->outside, "gated");
+                join(file, gated, "f");
+                rm_tree(gated);
+                assert_int_equal(mkdir(gated, 0755), 0);
+                assert_int_equal(write_file(file, ORIGINAL, 0644), 0);
+                roots[0].path = gated;
+                roots[0].read = SBX_ACCESS_ALLOW;
+                roots[0].write = SBX_ACCESS_GATED;
+                p = profile_with(f, SBX_MODE_READ_ONLY, SBX_ACCESS_GATED, SBX_ACCESS_DENY, roots, 1);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+                snprintf(cmd, sizeof(cmd), "echo sandbox > '%s'", file);
+                assert_int_equal(grant(a, "c1", cmd, "filesystem.write", file,
+                                       SBX_GRANT_CLASS_FS_PATH_WRITE, file, t_fs, &e), SBX_OK);
+                CHECK(f, run_sh(f, a, cmd, "c1", fs_only, 1, &r, &e) == SBX_E_GRANT_REQUIRED,
+                      "a write token alone started a Gated command: %s", e.message);
+                assert_int_equal(grant(a, "c1", cmd, "command.execute", cmd,
+                                       SBX_GRANT_CLASS_COMMAND_START, cmd, t_cmd, &e), SBX_OK);
+                CHECK(f, run_sh(f, a, cmd, "c1", both, 2, &r, &e) == SBX_OK && r.exit_code == 0,
+                      "the combined approval did not run: %s", e.message);
+                if (r.version != 0)
+                        sbx_run_result_free(&r);
+                CHECK(f, read_file(file, buf, sizeof(buf)) > 0 && strcmp(buf, "sandbox\n") == 0,
+                      "the granted write did not land (\"%s\")", buf);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+                rm_tree(gated);
+        }
+        fx_done(f);
+}
+
 static void test_executor__network_broad(void **state)
 {
         struct fx *f = *state;
@@ -881,6 +935,7 @@ int main(void)
                 T(test_executor__timeout_and_cancel),
                 T(test_executor__gated_command),
                 T(test_executor__filesystem_grants),
+                T(test_executor__combined_approval),
                 T(test_executor__network_broad),
                 T(test_executor__grant_race),
                 T(test_executor__close),
