@@ -861,7 +861,9 @@ SBX_API void sbx_spawn_options_init(sbx_spawn_options *opts);
 typedef struct sbx_child sbx_child;
 
 /*
- * Start argv (argv[0] is searched in PATH of the filtered environment)
+ * Start argv (argv[0] is searched in PATH of the filtered environment, in
+ * the sandbox's view: a PATH entry the sandbox hides, such as one in an
+ * isolated HOME, is skipped)
  * confined by plan.  Every preparation happens here; the child only
  * applies it.  A plan whose command.execute is Deny or Gated never runs.
  * If any step the plan needs fails, the command does not run and the error

@@ -277,6 +277,40 @@ static int open_no_links(const char *path)
         return fd;
 }
 
+/* What a rung hides whatever the plan's host rule says (mounts.c,
+ * llrules.c): the caller's HOME when isolated, /run, and on rung 1 the
+ * host's /tmp (its own is a tmpfs). */
+struct view {
+        const struct sbx_plan *plan;
+        int rung;
+        const char *home, *home2;
+};
+
+static int in_dir(const char *path, const char *dir)
+{
+        return dir != NULL && strcmp(dir, "/") != 0 &&
+               (strcmp(path, dir) == 0 || sbx__under(path, dir));
+}
+
+/* 1 if the command would find path (a PATH candidate) in its view. */
+static int visible_in_view(const char *path, void *arg)
+{
+        const struct view *v = arg;
+        const struct sbx_plan_fs_rule *rule;
+        char real[PATH_MAX];
+
+        if (realpath(path, real) == NULL)
+                return 0;
+        rule = sbx__plan_rule_for(v->plan, real);
+        if (rule == NULL || !(rule->access & SBX__FS_READ))
+                return 0;
+        if (rule->origin != SBX__ORIGIN_HOST)
+                return 1;       /* a root or a runtime path shows it */
+        if (v->plan->home == SBX__ENV_DIR_SCRATCH && (in_dir(real, v->home) || in_dir(real, v->home2)))
+                return 0;
+        return !in_dir(real, "/run") && !(v->rung == 1 && in_dir(real, "/tmp"));
+}
+
 /*
  * --allow-unix: an O_PATH fd on each listed socket, opened now without
  * following a symbolic link, for the supervisor to connect through
@@ -468,7 +502,14 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
         }
-        rc = sbx__command_lookup(argv[0], (const char *const *) p.envp, &p.exec_path);
+        {
+                /* In the sandbox's view: a PATH entry into the hidden HOME
+                 * (pyenv shims, ~/.cargo/bin) must not shadow /usr/bin. */
+                struct view v = { plan, rung, home, home2 };
+
+                rc = sbx__command_lookup_visible(argv[0], (const char *const *) p.envp,
+                                                 visible_in_view, &v, &p.exec_path);
+        }
         if (rc == -ENOMEM) {
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;

@@ -28,6 +28,12 @@ static int executable_file(const char *path)
 
 int sbx__which(const char *name, const char *path_list, char **out)
 {
+        return sbx__which_visible(name, path_list, NULL, NULL, out);
+}
+
+int sbx__which_visible(const char *name, const char *path_list,
+                       int (*visible)(const char *path, void *ctx), void *ctx, char **out)
+{
         const char *p;
         int best = -ENOENT;
 
@@ -60,6 +66,8 @@ int sbx__which(const char *name, const char *path_list, char **out)
                         buf[len] = '/';
                         memcpy(buf + len + 1, name, strlen(name) + 1);
                         r = executable_file(buf);
+                        if (r == 0 && visible != NULL && !visible(buf, ctx))
+                                r = -ENOENT;    /* not there in the sandbox's view */
                         if (r == 0) {
                                 *out = sbx__strdup(buf);
                                 return *out != NULL ? 0 : -ENOMEM;
@@ -87,6 +95,13 @@ const char *sbx__env_get(const char *const *envp, const char *name)
 
 int sbx__command_lookup(const char *argv0, const char *const *envp, char **out)
 {
+        return sbx__command_lookup_visible(argv0, envp, NULL, NULL, out);
+}
+
+int sbx__command_lookup_visible(const char *argv0, const char *const *envp,
+                                int (*visible)(const char *path, void *ctx), void *ctx,
+                                char **out)
+{
         if (argv0 == NULL || argv0[0] == '\0')
                 return -ENOENT;
         if (strchr(argv0, '/') != NULL) {
@@ -95,7 +110,7 @@ int sbx__command_lookup(const char *argv0, const char *const *envp, char **out)
                 *out = sbx__strdup(argv0);
                 return *out != NULL ? 0 : -ENOMEM;
         }
-        return sbx__which(argv0, sbx__env_get(envp, "PATH"), out);
+        return sbx__which_visible(argv0, sbx__env_get(envp, "PATH"), visible, ctx, out);
 }
 
 int sbx__account_home(char **out)

@@ -92,9 +92,19 @@ const char *sbx__env_get(const char *const *envp, const char *name);
  * '/' is used as is (a relative one resolves in the sandbox's working
  * directory); a bare name is searched with sbx__which in the PATH of
  * `envp` (the environment the command gets).  The sandbox shows host files
- * at their own paths, so the host's answer names the same file.
+ * at their own paths, so the host's answer names the same file when the
+ * sandbox shows it (sbx__command_lookup_visible skips those it hides).
  */
 int sbx__command_lookup(const char *argv0, const char *const *envp, char **out);
+
+/* The same, skipping every PATH candidate for which visible(path, ctx) is
+ * 0 (a file the sandbox hides: the command is looked up in the sandbox's
+ * view of PATH, not the host's).  visible NULL: every file is. */
+int sbx__which_visible(const char *name, const char *path_list,
+                       int (*visible)(const char *path, void *ctx), void *ctx, char **out);
+int sbx__command_lookup_visible(const char *argv0, const char *const *envp,
+                                int (*visible)(const char *path, void *ctx), void *ctx,
+                                char **out);
 
 /*
  * The caller's home directory, as every backend hides it: HOME from envp

@@ -1026,6 +1026,55 @@ static void test_spawn_fs__hidden_root_not_in_view(void **state)
         fx_done(f);
 }
 
+/* The command is looked up in the sandbox's view of PATH: a PATH entry in
+ * the hidden HOME (pyenv shims, ~/.cargo/bin) neither shadows the host's
+ * program of the same name nor offers one the sandbox cannot see. */
+static void test_spawn_fs__path_lookup_in_the_sandbox_view(void **state)
+{
+        struct fx *f = *state;
+        char bin[PATH_MAX], tool[PATH_MAX], only[PATH_MAX], path_env[PATH_MAX + 32], mark[PATH_MAX];
+        char text[PATH_MAX + 64];
+        const char *envp[4];
+        size_t c;
+
+        fx_populate(f);
+        join(bin, f->home, "bin");
+        join(tool, bin, "true");
+        join(only, bin, "sbx-only-in-home");
+        join(mark, f->outside, "shadow-ran");
+        assert_int_equal(mkdir(bin, 0755), 0);
+        snprintf(text, sizeof(text), "#!/bin/sh\necho > '%s'\n", mark);
+        assert_int_equal(write_file(tool, text, 0755), 0);
+        assert_int_equal(write_file(only, text, 0755), 0);
+        snprintf(path_env, sizeof(path_env), "PATH=%s:/usr/bin:/bin", bin);
+        envp[0] = path_env;
+        envp[1] = f->env_home;
+        envp[2] = NULL;
+        for (c = 0; c < N_COMBOS; c++) {
+                const struct combo *k = &COMBOS[c];
+                const char *argv_id[] = { "true", NULL }, *argv_only[] = { "sbx-only-in-home", NULL };
+                struct res *res = calloc(1, sizeof(*res));
+
+                assert_non_null(res);
+                if (!backend_usable(f, k->backend)) {
+                        free(res);
+                        continue;
+                }
+                set_label(f, k->backend, k->mode, NULL);
+                run_mode(f, k->backend, k->mode, argv_id, &(struct ro){ .envp = envp }, res);
+                CHECK(f, ecode(res->status) == 0 && !exists(mark), "true: %s, the hidden HOME's "
+                      "copy ran %d", describe_status(res->status), exists(mark));
+                memset(res, 0, sizeof(*res));
+                run_mode(f, k->backend, k->mode, argv_only,
+                         &(struct ro){ .envp = envp, .may_fail = 1 }, res);
+                CHECK(f, !res->spawned && res->code == SBX_E_NOT_FOUND && !exists(mark),
+                      "a program only in the hidden HOME: code %d, ran %d", (int) res->code,
+                      exists(mark));
+                free(res);
+        }
+        fx_done(f);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
@@ -1040,6 +1089,7 @@ int main(void)
                 T(test_spawn_fs__leaves_nothing_behind),
                 T(test_spawn_fs__runtime_devices_usable),
                 T(test_spawn_fs__hidden_root_not_in_view),
+                T(test_spawn_fs__path_lookup_in_the_sandbox_view),
         };
 #undef T
 
