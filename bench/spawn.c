@@ -125,12 +125,20 @@ int main(int argc, char **argv)
                                      "--", "/bin/true", NULL };
         struct ctx r1, r2;
         double bare, t1, t2, tb = -1;
+        char ws[] = "/var/tmp/sbx-bench-XXXXXX";
 
         if (n < 10)
                 n = 10;
-        if (sbx_profile_from_mode(SBX_MODE_READ_ONLY, "/", &profile, &e) != SBX_OK ||
+        /* A workspace of its own: "/" is a broad workspace the profile
+         * refuses without force_workspace. */
+        if (mkdtemp(ws) == NULL) {
+                perror("bench: mkdtemp");
+                return 1;
+        }
+        if (sbx_profile_from_mode(SBX_MODE_READ_ONLY, ws, &profile, &e) != SBX_OK ||
             sbx_plan_compile(profile, &plan, &e) != SBX_OK) {
                 fprintf(stderr, "bench: %s\n", e.message);
+                (void) rmdir(ws);
                 return 1;
         }
         r1.plan = r2.plan = plan;
@@ -164,5 +172,6 @@ int main(int argc, char **argv)
         printf("\ntargets: rung 1 / bwrap < 1.0; rung 2 / bare <= 1.5\n");
         sbx_plan_free(plan);
         sbx_profile_free(profile);
+        (void) rmdir(ws);
         return (t1 < 0 || t2 < 0) ? 1 : 0;
 }
