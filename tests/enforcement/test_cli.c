@@ -515,6 +515,70 @@ static void test_cli__exit_status_propagates(void **state)
         }
 }
 
+/* --timeout kills the whole tree and exits 124, as timeout(1): a
+ * background child that would write a marker after the limit never does
+ * (checked from the host once the tree is gone). */
+static void test_cli__timeout_kills_the_tree(void **state)
+{
+        char mark[256], script[512];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(mark, sizeof(mark), "%s/late", ws);
+        (void) snprintf(script, sizeof(script), "(sleep 2; echo late > '%s') & sleep 30", mark);
+        for (i = 0; i < n_backends; i++) {
+                const char *const args[] = { "--workspace", ws, "--mode", "workspace-write",
+                                             "--timeout", "0.5", "--", "sh", "-c", script, NULL };
+                struct result r;
+
+                (void) unlink(mark);
+                run_b(backends[i], args, NULL, &r);
+                if (r.status != 124)
+                        fail_msg("[%s] --timeout: status %d (want 124): %s", bname(backends[i]),
+                                 r.status, r.err);
+                result_free(&r);
+                sleep(3);       /* past the background child's 2 s, had it lived */
+                if (access(mark, F_OK) == 0)
+                        fail_msg("[%s] a child outlived --timeout and wrote %s",
+                                 bname(backends[i]), mark);
+        }
+}
+
+/* A single-valued option given twice, a bad --timeout and a root that
+ * names nothing are errors (125), not silently resolved; --allow-missing
+ * accepts the last. */
+static void test_cli__option_mistakes_are_errors(void **state)
+{
+        const char *const twice[] = { "--workspace", ws, "--mode", "read-only", "--mode",
+                                      "workspace-write", "--", "true", NULL };
+        const char *const bad_timeout[] = { "--workspace", ws, "--timeout", "soon", "--", "true",
+                                            NULL };
+        const char *const missing[] = { "--workspace", ws, "--allow-write", "/nonexistent-sbx-cli",
+                                        "--", "true", NULL };
+        const char *const allowed[] = { "--workspace", ws, "--allow-missing", "--allow-write",
+                                        "/nonexistent-sbx-cli", "--", "true", NULL };
+        struct result r;
+        (void) state;
+
+        need_backend();
+        run_cli(twice, NULL, &r);
+        assert_int_equal(r.status, 125);
+        assert_non_null(strstr(r.err, "--mode given twice"));
+        result_free(&r);
+        run_cli(bad_timeout, NULL, &r);
+        assert_int_equal(r.status, 125);
+        assert_non_null(strstr(r.err, "--timeout"));
+        result_free(&r);
+        run_cli(missing, NULL, &r);
+        assert_int_equal(r.status, 125);
+        assert_non_null(strstr(r.err, "/nonexistent-sbx-cli"));
+        result_free(&r);
+        run_cli(allowed, NULL, &r);
+        assert_int_equal(r.status, 0);
+        result_free(&r);
+}
+
 /* A command killed by a signal: 128 + the signal, like a shell. */
 static void test_cli__signal_death_is_128_plus_signal(void **state)
 {
@@ -913,6 +977,8 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__confined_argv_runs_confined),
                 cmocka_unit_test(test_cli__broad_workspace_refused_unless_forced),
                 cmocka_unit_test(test_cli__allow_unix),
+                cmocka_unit_test(test_cli__timeout_kills_the_tree),
+                cmocka_unit_test(test_cli__option_mistakes_are_errors),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)

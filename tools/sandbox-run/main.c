@@ -6,7 +6,7 @@
  *               [--workspace DIR] [--network deny|allow]
  *               [--allow-read PATH]... [--allow-write PATH]...
  *               [--backend auto|native|landlock|bwrap]
- *               [--memory BYTES] [--pids N] [--explain] [--json]
+ *               [--memory BYTES] [--pids N] [--timeout SECONDS] [--explain] [--json]
  *               [--force-workspace] [--accept-unprotected-git]
  *               [--allow-unix PATH]...
  *               -- CMD [ARGS...]
@@ -60,6 +60,9 @@ struct opts {
         uint64_t pids;
         int explain;
         int json;
+        uint64_t timeout_ms;    /* --timeout: 0 = none */
+        int allow_missing;      /* --allow-missing: --allow-read/-write may name nothing */
+        unsigned seen;          /* single-valued options given (SEEN_*) */
         int force_workspace;    /* --force-workspace: allow /, a home or its ancestor */
         int accept_unprotected_git;     /* --accept-unprotected-git */
         char *unix_sockets[MAX_UNIX];   /* --allow-unix, canonical, sbx_free */
@@ -68,6 +71,14 @@ struct opts {
 };
 
 static int json_mode;
+
+/* Options that take one value: given twice is an error, not "the last wins". */
+enum { SEEN_MODE = 1u << 0, SEEN_WORKSPACE = 1u << 1, SEEN_NETWORK = 1u << 2,
+       SEEN_BACKEND = 1u << 3, SEEN_MEMORY = 1u << 4, SEEN_PIDS = 1u << 5,
+       SEEN_TIMEOUT = 1u << 6 };
+
+/* timeout(1)'s status when the time limit ended the command. */
+#define EXIT_TIMED_OUT 124
 
 /* Everything main() allocates, released at exit() on every path (also the
  * error paths), so leak checkers see a clean process. */
@@ -232,13 +243,41 @@ static void usage(FILE *f)
               "                   [--workspace DIR] [--network deny|allow]\n"
               "                   [--allow-read PATH]... [--allow-write PATH]...\n"
               "                   [--backend auto|native|landlock|bwrap]\n"
-              "                   [--memory BYTES] [--pids N] [--explain] [--json]\n"
+              "                   [--memory BYTES] [--pids N] [--timeout SECONDS]\n"
+              "                   [--explain] [--json] [--allow-missing]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
               "                   [--allow-unix PATH]...\n"
               "                   -- CMD [ARGS...]\n", f);
 }
 
 /* --------------------------------------------------------------- options */
+
+/* --timeout: decimal seconds, a fraction allowed ("2", "0.5"), more than 0
+ * and at most a year; into *ms (at least 1).  0 or -1. */
+static int parse_seconds(const char *s, uint64_t *ms)
+{
+        uint64_t whole = 0, frac = 0, scale = 1000;
+        const char *p = s;
+
+        if (*p < '0' || *p > '9')
+                return -1;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                whole = whole * 10 + (uint64_t) (*p - '0');
+                if (whole > 366ull * 24 * 3600)
+                        return -1;
+        }
+        if (*p == '.') {
+                for (p++; *p >= '0' && *p <= '9'; p++)
+                        if (scale > 1) {
+                                scale /= 10;
+                                frac += (uint64_t) (*p - '0') * scale;
+                        }
+        }
+        if (*p != '\0' || (whole == 0 && frac == 0) || whole * 1000 + frac > 365ull * 24 * 3600 * 1000)
+                return -1;
+        *ms = whole * 1000 + frac > 0 ? whole * 1000 + frac : 1;
+        return 0;
+}
 
 static int parse_size(const char *s, uint64_t *out, int suffixes)
 {
@@ -374,6 +413,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
                         o->accept_unprotected_git = 1;
                         continue;
                 }
+                if (strcmp(a, "--allow-missing") == 0) {
+                        o->allow_missing = 1;
+                        continue;
+                }
                 eq = strchr(a, '=');
                 nl = eq != NULL ? (size_t) (eq - a) : strlen(a);
                 if (nl >= sizeof(name)) {
@@ -389,6 +432,25 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 } else {
                         say(SBX_E_INVALID, "%s needs a value", name);
                         exit(EXIT_FAIL);
+                }
+                {
+                        static const struct { const char *name; unsigned bit; } once[] = {
+                                { "--mode", SEEN_MODE }, { "--workspace", SEEN_WORKSPACE },
+                                { "--network", SEEN_NETWORK }, { "--backend", SEEN_BACKEND },
+                                { "--memory", SEEN_MEMORY }, { "--pids", SEEN_PIDS },
+                                { "--timeout", SEEN_TIMEOUT },
+                        };
+                        size_t k;
+
+                        for (k = 0; k < sizeof(once) / sizeof(once[0]); k++) {
+                                if (strcmp(name, once[k].name) != 0)
+                                        continue;
+                                if (o->seen & once[k].bit) {
+                                        say(SBX_E_INVALID, "%s given twice", name);
+                                        exit(EXIT_FAIL);
+                                }
+                                o->seen |= once[k].bit;
+                        }
                 }
                 if (strcmp(name, "--mode") == 0) {
                         if (sbx_mode_parse(val, &o->mode, NULL) != SBX_OK)
@@ -417,6 +479,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
                                 goto bad;
                 } else if (strcmp(name, "--pids") == 0) {
                         if (parse_size(val, &o->pids, 0) < 0)
+                                goto bad;
+                } else if (strcmp(name, "--timeout") == 0) {
+                        if (parse_seconds(val, &o->timeout_ms) < 0)
                                 goto bad;
                 } else {
                         say(SBX_E_INVALID, "unknown option %.64s (see --help)", name);
@@ -688,7 +753,7 @@ static void print_explain(const struct explain *x)
                 print_limit(f, "memory", x->o->memory, "", x, x->limits.memory_kind);
                 fputc(',', f);
                 print_limit(f, "pids", x->o->pids, "", x, x->limits.pids_kind);
-                fputs("},\"plan\":[", f);
+                fprintf(f, "},\"timeout_ms\":%llu,\"plan\":[", (unsigned long long) x->o->timeout_ms);
                 for (line = x->plan_text, i = 0; line != NULL && *line != '\0'; i++) {
                         char *copy;
                         size_t len;
@@ -729,6 +794,11 @@ static void print_explain(const struct explain *x)
         }
         print_limit(f, "memory", x->o->memory, " bytes", x, x->limits.memory_kind);
         print_limit(f, "pids", x->o->pids, " processes", x, x->limits.pids_kind);
+        if (x->o->timeout_ms > 0)
+                fprintf(f, "timeout: %llu ms (the whole tree is killed; exit 124)\n",
+                        (unsigned long long) x->o->timeout_ms);
+        else
+                fputs("timeout: none\n", f);
         fputs("plan:\n", f);
         for (line = x->plan_text; line != NULL && *line != '\0';) {
                 nl = strchr(line, '\n');
@@ -844,7 +914,7 @@ static void tail_add(struct tail *t, const char *p, size_t n)
 /* Forward the child's stderr to ours as it arrives, keeping the tail.
  * Stops at EOF, or once the child has exited and the pipe is drained (a
  * background grandchild may hold the pipe open forever). */
-static void pump(int rfd, int out_fd, pid_t pid, struct tail *t)
+static void pump(int rfd, int out_fd, sbx_child *child, struct tail *t)
 {
         char buf[8192];
         int exited = 0;
@@ -873,11 +943,13 @@ static void pump(int rfd, int out_fd, pid_t pid, struct tail *t)
                 if (exited)
                         return;         /* drained after exit */
                 {
-                        siginfo_t si;
+                        /* Reaps it once it exited (the status stays in the
+                         * handle for sbx_child_wait) and, past --timeout,
+                         * kills the whole tree, whatever still holds the
+                         * pipe. */
+                        int done = 0, st;
 
-                        memset(&si, 0, sizeof(si));
-                        if (waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                            si.si_pid == pid)
+                        if (sbx_child_try_wait(child, &done, &st, NULL) != SBX_OK || done)
                                 exited = 1;
                 }
         }
@@ -987,6 +1059,19 @@ int main(int argc, char **argv)
                 die(EXIT_FAIL, SBX_E_INTERNAL, "atexit failed");
         parse_args(argc, argv, &o);
         cmd = o.command != NULL ? (const char *const *) o.command : probe_argv;
+        /* A root that names nothing is a typo more often than a plan. */
+        if (!o.allow_missing) {
+                size_t k;
+
+                for (k = 0; k < o.n_extra; k++)
+                        if (stat(o.extra[k].path, &st) < 0) {
+                                say(SBX_E_INVALID, "%s %.200s: %s (--allow-missing accepts a "
+                                    "path that does not exist yet)",
+                                    o.extra[k].write ? "--allow-write" : "--allow-read",
+                                    o.extra[k].path, strerror(errno));
+                                exit(EXIT_FAIL);
+                        }
+        }
 
         if (o.workspace_arg != NULL) {
                 ws = canonical_arg("--workspace", o.workspace_arg);
@@ -1008,11 +1093,11 @@ int main(int argc, char **argv)
          * (build_profile), and hides ~/.ssh and the like even then. */
         if (o.mode == SBX_MODE_DANGER_FULL_ACCESS) {
                 if (o.network == SBX_ACCESS_DENY || o.n_extra > 0 || o.backend >= 0 ||
-                    o.memory > 0 || o.pids > 0)
+                    o.memory > 0 || o.pids > 0 || o.timeout_ms > 0)
                         die(EXIT_FAIL, SBX_E_INVALID,
                             "danger-full-access runs the command unconfined: --network deny, "
-                            "--allow-read/--allow-write, --backend, --memory and --pids cannot "
-                            "apply");
+                            "--allow-read/--allow-write, --backend, --memory, --pids and "
+                            "--timeout cannot apply");
                 if (!o.explain)
                         run_direct(o.command);
         }
@@ -1106,6 +1191,7 @@ int main(int argc, char **argv)
          * the last TAIL_MAX bytes for the denial check. */
         so.memory_max = o.memory;
         so.pids_max = o.pids;
+        so.timeout_ms = o.timeout_ms;
         if (getcwd(cwd, sizeof(cwd)) != NULL && cwd_visible(&o, ws, cwd))
                 so.cwd = cwd;
         saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -1134,12 +1220,17 @@ int main(int argc, char **argv)
         g.confined = confined;
         install_forwarding((pid_t) sbx_child_pid(child));
         if (piped) {
-                pump(pipefd[0], STDERR_FILENO, (pid_t) sbx_child_pid(child), &tail);
+                pump(pipefd[0], STDERR_FILENO, child, &tail);
                 close(pipefd[0]);
         }
         if (sbx_child_wait(child, &wstatus, &e) != SBX_OK)
                 die_err(&e);
         status = exit_status_of(wstatus);
+        if (sbx_child_timed_out(child)) {
+                /* As timeout(1): the whole tree was killed. */
+                say(SBX_E_INVALID, "the command did not finish within --timeout; it was killed");
+                return EXIT_TIMED_OUT;
+        }
         if (status != 0 && piped) {
                 int32_t cls = SBX_DENIAL_NONE;
                 char marker[SBX_DENIAL_CLASS_MARKER_MAX];
