@@ -57,6 +57,11 @@ struct sbx_executor {
         char   *dir;                    /* <set dir>/<n>: home/ and tmp/ */
         struct sbx__grant *grants;      /* guarded by set->lock */
         size_t  n_grants, cap_grants;
+        /* An index of grants by token: slot -> index + 1 (0 = empty),
+         * open addressing, n_slots a power of two >= 2 * cap_grants. */
+        uint32_t *slots;
+        size_t  n_slots;
+        int64_t next_prune_ms;          /* no record is forgettable before */
 };
 
 struct sbx_executor_set {

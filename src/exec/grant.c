@@ -57,6 +57,8 @@ static void grant_free(struct sbx__grant *g)
         memset(g, 0, sizeof(*g));
 }
 
+#define FORGET_AFTER_MS (10 * 60 * 1000)
+
 void sbx__grants_clear(struct sbx_executor *ex)
 {
         size_t i;
@@ -64,24 +66,99 @@ void sbx__grants_clear(struct sbx_executor *ex)
         for (i = 0; i < ex->n_grants; i++)
                 grant_free(&ex->grants[i]);
         free(ex->grants);
+        free(ex->slots);
         ex->grants = NULL;
-        ex->n_grants = ex->cap_grants = 0;
+        ex->slots = NULL;
+        ex->n_grants = ex->cap_grants = ex->n_slots = 0;
+        ex->next_prune_ms = 0;
+}
+
+/* Equal strings, in time that depends only on their lengths. */
+static int token_equal(const char *a, const char *b)
+{
+        size_t n = strlen(a), i;
+        unsigned char d = 0;
+
+        if (n != strlen(b))
+                return 0;
+        for (i = 0; i < n; i++)
+                d |= (unsigned char) (a[i] ^ b[i]);
+        return d == 0;
+}
+
+/* The slot a token starts probing at: its first 16 hex digits are random
+ * bits (new_token), so they spread evenly. */
+static size_t token_slot(const char *token, size_t n_slots)
+{
+        uint64_t h = 0;
+        size_t i;
+
+        for (i = 6; i < 22 && token[i] != '\0'; i++)
+                h = h * 16 + (uint64_t) (token[i] <= '9' ? token[i] - '0' : token[i] - 'a' + 10);
+        return (size_t) (h & (n_slots - 1));
+}
+
+/* Rebuild the index over grants[0..n) into n_slots slots. */
+static void index_build(struct sbx_executor *ex)
+{
+        size_t i;
+
+        memset(ex->slots, 0, ex->n_slots * sizeof(*ex->slots));
+        for (i = 0; i < ex->n_grants; i++) {
+                size_t k = token_slot(ex->grants[i].token, ex->n_slots);
+
+                while (ex->slots[k] != 0)
+                        k = (k + 1) & (ex->n_slots - 1);
+                ex->slots[k] = (uint32_t) i + 1;
+        }
+}
+
+/* The record of token, or NULL.  Each candidate is compared in constant
+ * time; a token that is not this executor's ends at an empty slot. */
+static struct sbx__grant *grant_find(struct sbx_executor *ex, const char *token)
+{
+        size_t k, probes;
+
+        if (ex->n_slots == 0 || strncmp(token, "sbxg1-", 6) != 0 ||
+            strlen(token) != 6 + 32)
+                return NULL;
+        k = token_slot(token, ex->n_slots);
+        for (probes = 0; probes < ex->n_slots && ex->slots[k] != 0; probes++) {
+                struct sbx__grant *g = &ex->grants[ex->slots[k] - 1];
+
+                if (token_equal(g->token, token))
+                        return g;
+                k = (k + 1) & (ex->n_slots - 1);
+        }
+        return NULL;
 }
 
 /* Forget records that expired ten minutes ago or more: until then their
- * tokens are reported as expired (or replayed), later as unknown. */
+ * tokens are reported as expired (or replayed), later as unknown.  Runs
+ * only when one is due. */
 static void grants_prune(struct sbx_executor *ex, int64_t now)
 {
         size_t i, kept = 0;
+        int64_t next = 0;
 
+        if (now < ex->next_prune_ms)
+                return;
         for (i = 0; i < ex->n_grants; i++) {
-                if (ex->grants[i].expires_at_ms + 10 * 60 * 1000 <= now) {
+                int64_t forget = ex->grants[i].expires_at_ms + FORGET_AFTER_MS;
+
+                if (forget <= now) {
                         grant_free(&ex->grants[i]);
                         continue;
                 }
+                if (next == 0 || forget < next)
+                        next = forget;
                 ex->grants[kept++] = ex->grants[i];
         }
-        ex->n_grants = kept;
+        ex->next_prune_ms = next != 0 ? next : INT64_MAX;
+        if (kept != ex->n_grants) {
+                ex->n_grants = kept;
+                index_build(ex);
+        }
 }
 
 /* The deepest existing ancestor of path (path itself when it exists):
@@ -153,18 +230,6 @@ static int new_token(char *out)
         return 0;
 }
 
-/* Equal strings, in time that depends only on their lengths. */
-static int token_equal(const char *a, const char *b)
-{
-        size_t n = strlen(a), i;
-        unsigned char d = 0;
-
-        if (n != strlen(b))
-                return 0;
-        for (i = 0; i < n; i++)
-                d |= (unsigned char) (a[i] ^ b[i]);
-        return d == 0;
-}
 
 static sbx_code canonical_cwd(const char *fn, const struct sbx_plan *plan, const char *cwd,
                               char *out, sbx_error *err)
@@ -327,17 +392,34 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
         grants_prune(ex, now);
         if (ex->n_grants == ex->cap_grants) {
                 size_t cap_n = ex->cap_grants ? ex->cap_grants * 2 : 8;
-                struct sbx__grant *v = realloc(ex->grants, cap_n * sizeof(*v));
+                struct sbx__grant *v = cap_n < UINT32_MAX / 4 ?
+                                       realloc(ex->grants, cap_n * sizeof(*v)) : NULL;
+                uint32_t *slots = v != NULL ? calloc(cap_n * 2, sizeof(*slots)) : NULL;
 
-                if (v == NULL) {
+                if (v != NULL)
+                        ex->grants = v;
+                if (slots == NULL) {
                         (void) pthread_mutex_unlock(&s->lock);
                         grant_free(&g);
                         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 }
-                ex->grants = v;
                 ex->cap_grants = cap_n;
+                free(ex->slots);
+                ex->slots = slots;
+                ex->n_slots = cap_n * 2;
+                index_build(ex);
         }
-        ex->grants[ex->n_grants++] = g;
+        ex->grants[ex->n_grants] = g;
+        {
+                size_t k = token_slot(g.token, ex->n_slots);
+
+                while (ex->slots[k] != 0)
+                        k = (k + 1) & (ex->n_slots - 1);
+                ex->slots[k] = (uint32_t) ex->n_grants + 1;
+        }
+        ex->n_grants++;
+        if (ex->next_prune_ms == 0 || g.expires_at_ms + FORGET_AFTER_MS < ex->next_prune_ms)
+                ex->next_prune_ms = g.expires_at_ms + FORGET_AFTER_MS;
         (void) pthread_mutex_unlock(&s->lock);
         memcpy(token, g.token, SBX_GRANT_TOKEN_SIZE);
         return SBX_OK;
@@ -422,9 +504,7 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
                         r = sbx__fail(err, SBX_E_INVALID, 0, "%s: tokens[%zu] is NULL", fn, i);
                         break;
                 }
-                for (j = 0; j < ex->n_grants && found[i] == NULL; j++)
-                        if (token_equal(ex->grants[j].token, tokens[i]))
-                                found[i] = &ex->grants[j];
+                found[i] = grant_find(ex, tokens[i]);
                 for (j = 0; j < i && found[i] != NULL; j++)
                         if (found[j] == found[i])
                                 r = sbx__fail(err, SBX_E_GRANT_REPLAY, 0, "%s: a grant token "
