@@ -355,17 +355,25 @@ static int root_exposes(const sbx_profile *p, int32_t read, int32_t write)
                (read > p->host_read || write > p->host_write || p->home == SBX_HOME_ISOLATED);
 }
 
-/* 1 if some exposing configured root contains path. */
-static int inside_exposing_root(const sbx_profile *p, const char *path)
+/* 1 if a and b are the same path or one contains the other. */
+static int nested(const char *a, const char *b)
+{
+        return sbx__path_has_prefix(a, b) || sbx__path_has_prefix(b, a);
+}
+
+/* 1 if some exposing configured root contains the home, or lies inside it
+ * (an --allow-read of ~/.config or ~/.cargo exposes the secrets below
+ * it: ~/.config/gcloud, ~/.cargo/credentials.toml). */
+static int meets_exposing_root(const sbx_profile *p, const char *home)
 {
         size_t i;
 
         if (root_exposes(p, p->workspace_read, p->workspace_write) &&
-            sbx__path_has_prefix(path, p->workspace_root))
+            nested(home, p->workspace_root))
                 return 1;
         for (i = 0; i < p->n_roots; i++)
                 if (root_exposes(p, p->roots[i].read, p->roots[i].write) &&
-                    sbx__path_has_prefix(path, p->roots[i].path))
+                    nested(home, p->roots[i].path))
                         return 1;
         return 0;
 }
@@ -558,7 +566,7 @@ sbx_code sbx__profile_find_secrets(const char *fn, sbx_profile *p,
                 goto out;
         }
         for (i = 0; i < h.n && r == 0; i++)
-                if (inside_exposing_root(p, h.v[i].path))
+                if (meets_exposing_root(p, h.v[i].path))
                         r = home_secrets(p, &h.v[i], &s);
         if (r == 0)
                 r = secrets_finish(&s);

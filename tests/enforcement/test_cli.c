@@ -579,6 +579,79 @@ static void test_cli__option_mistakes_are_errors(void **state)
         result_free(&r);
 }
 
+/* Write text to path with mode, making its parent directories. */
+static void put(const char *path, const char *text, mode_t mode)
+{
+        char dir[512], *p;
+        FILE *fp;
+
+        (void) snprintf(dir, sizeof(dir), "%s", path);
+        for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
+                *p = '\0';
+                (void) mkdir(dir, 0755);
+                *p = '/';
+        }
+        fp = fopen(path, "w");
+        assert_non_null(fp);
+        fputs(text, fp);
+        fclose(fp);
+        assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Toolchains under HOME keep working while HOME stays hidden: fake
+ * cargo, pyenv python3 and nvm node planted in a test HOME run under
+ * workspace-write; ~/.ssh and ~/.cargo/credentials.toml stay unreadable;
+ * --no-toolchains hides the tools too. */
+static void test_cli__toolchains_run_secrets_stay_hidden(void **state)
+{
+        char home[256], henv[300], penv[1024], p[512], script[1024];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(home, sizeof(home), "%s/fakehome", base);
+        (void) snprintf(p, sizeof(p), "%s/.cargo/bin/cargo", home);
+        put(p, "#!/bin/sh\necho cargo-ran\n", 0755);
+        (void) snprintf(p, sizeof(p), "%s/.pyenv/shims/python3", home);
+        put(p, "#!/bin/sh\necho python-ran\n", 0755);
+        (void) snprintf(p, sizeof(p), "%s/.nvm/versions/node/v20.0.0/bin/node", home);
+        put(p, "#!/bin/sh\necho node-ran\n", 0755);
+        (void) snprintf(p, sizeof(p), "%s/.ssh/id_ed25519", home);
+        put(p, "ssh-secret\n", 0600);
+        (void) snprintf(p, sizeof(p), "%s/.cargo/credentials.toml", home);
+        put(p, "cargo-token\n", 0600);
+        (void) chmod(home, 0755);
+        (void) snprintf(henv, sizeof(henv), "HOME=%s", home);
+        (void) snprintf(penv, sizeof(penv), "PATH=%s/.cargo/bin:%s/.pyenv/shims:"
+                        "%s/.nvm/versions/node/v20.0.0/bin:/usr/bin:/bin", home, home, home);
+        (void) snprintf(script, sizeof(script), "cargo; python3; node; "
+                        "cat '%s/.ssh/id_ed25519' 2>/dev/null; "
+                        "cat '%s/.cargo/credentials.toml' 2>/dev/null; true", home, home);
+        for (i = 0; i < n_backends; i++) {
+                const char *const env[] = { henv, penv, NULL };
+                const char *const on[] = { "--workspace", ws, "--mode", "workspace-write", "--",
+                                           "sh", "-c", script, NULL };
+                const char *const off[] = { "--workspace", ws, "--no-toolchains", "--", "cargo",
+                                            NULL };
+                struct result r;
+
+                run_b(backends[i], on, env, &r);
+                if (r.status != 0 || strstr(r.out, "cargo-ran") == NULL ||
+                    strstr(r.out, "python-ran") == NULL || strstr(r.out, "node-ran") == NULL)
+                        fail_msg("[%s] the toolchains did not run (status %d): %s / %s",
+                                 bname(backends[i]), r.status, r.out, r.err);
+                if (strstr(r.out, "ssh-secret") != NULL || strstr(r.out, "cargo-token") != NULL)
+                        fail_msg("[%s] a secret inside HOME was read: %s", bname(backends[i]),
+                                 r.out);
+                result_free(&r);
+                run_b(backends[i], off, env, &r);
+                if (r.status != 127)
+                        fail_msg("[%s] --no-toolchains: cargo status %d (want 127): %s",
+                                 bname(backends[i]), r.status, r.err);
+                result_free(&r);
+        }
+}
+
 /* A command killed by a signal: 128 + the signal, like a shell. */
 static void test_cli__signal_death_is_128_plus_signal(void **state)
 {
@@ -979,6 +1052,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__allow_unix),
                 cmocka_unit_test(test_cli__timeout_kills_the_tree),
                 cmocka_unit_test(test_cli__option_mistakes_are_errors),
+                cmocka_unit_test(test_cli__toolchains_run_secrets_stay_hidden),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)

@@ -47,6 +47,7 @@
 struct extra_root {
         char *path;             /* canonical, sbx_free */
         int   write;
+        int   toolchain;        /* 1: added from the toolchain list, not a flag */
 };
 
 struct opts {
@@ -62,6 +63,7 @@ struct opts {
         int json;
         uint64_t timeout_ms;    /* --timeout: 0 = none */
         int allow_missing;      /* --allow-missing: --allow-read/-write may name nothing */
+        int no_toolchains;      /* --no-toolchains: HOME's toolchains stay hidden too */
         unsigned seen;          /* single-valued options given (SEEN_*) */
         int force_workspace;    /* --force-workspace: allow /, a home or its ancestor */
         int accept_unprotected_git;     /* --accept-unprotected-git */
@@ -244,7 +246,7 @@ static void usage(FILE *f)
               "                   [--allow-read PATH]... [--allow-write PATH]...\n"
               "                   [--backend auto|native|landlock|bwrap]\n"
               "                   [--memory BYTES] [--pids N] [--timeout SECONDS]\n"
-              "                   [--explain] [--json] [--allow-missing]\n"
+              "                   [--explain] [--json] [--allow-missing] [--no-toolchains]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
               "                   [--allow-unix PATH]...\n"
               "                   -- CMD [ARGS...]\n", f);
@@ -350,6 +352,63 @@ static void add_extra(struct opts *o, const char *arg, int write)
         o->n_extra++;
 }
 
+/*
+ * The toolchain locations below HOME that a person's PATH points into
+ * (docs/sandbox-run.md): exposed read-only at their real paths while the
+ * rest of HOME stays hidden, so `cargo`, a pyenv `python3` or an nvm
+ * `node` still run.  The library keeps the secret locations inside them
+ * hidden (~/.cargo/credentials.toml: secrets.c).
+ */
+static const char *const toolchain_dirs[] = {
+        "/.cargo", "/.rustup",                          /* Rust */
+        "/.pyenv", "/.local/bin", "/.local/lib",        /* Python */
+        "/.nvm", "/.volta", "/.bun", "/.deno",          /* JavaScript */
+        "/.local/share/fnm", "/.local/share/pnpm",
+        "/go/bin", "/go/pkg/mod", "/.rbenv", "/.asdf",  /* Go, Ruby, asdf */
+        "/.local/share/mise", "/.sdkman", "/.ghcup", "/.elan",
+};
+
+static void add_toolchains(struct opts *o)
+{
+        const char *home = getenv("HOME");
+        char *canon_home = NULL;
+        size_t i, k, hl;
+
+        if (home == NULL || home[0] != '/' || sbx_path_canonical(home, &canon_home, NULL) != SBX_OK)
+                return;
+        hl = strlen(canon_home);
+        for (i = 0; i < sizeof(toolchain_dirs) / sizeof(toolchain_dirs[0]); i++) {
+                char path[SBX_PATH_MAX];
+                char *canon = NULL;
+                struct stat st;
+                int dup = 0;
+
+                if ((size_t) snprintf(path, sizeof(path), "%s%s", canon_home, toolchain_dirs[i]) >=
+                    sizeof(path) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+                    sbx_path_canonical(path, &canon, NULL) != SBX_OK)
+                        continue;
+                /* A link out of HOME (~/.nix-profile style) is shown, or not,
+                 * by the host access already. */
+                if (strncmp(canon, canon_home, hl) != 0 || canon[hl] != '/' ||
+                    o->n_extra == MAX_EXTRA) {
+                        sbx_free(canon);
+                        continue;
+                }
+                for (k = 0; k < o->n_extra; k++)
+                        if (strcmp(o->extra[k].path, canon) == 0)
+                                dup = 1;
+                if (dup) {
+                        sbx_free(canon);
+                        continue;
+                }
+                o->extra[o->n_extra].path = canon;
+                o->extra[o->n_extra].write = 0;
+                o->extra[o->n_extra].toolchain = 1;
+                o->n_extra++;
+        }
+        sbx_free(canon_home);
+}
+
 /* --allow-unix PATH: canonical, each once. */
 static void add_unix(struct opts *o, const char *arg)
 {
@@ -415,6 +474,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 }
                 if (strcmp(a, "--allow-missing") == 0) {
                         o->allow_missing = 1;
+                        continue;
+                }
+                if (strcmp(a, "--no-toolchains") == 0) {
+                        o->no_toolchains = 1;
                         continue;
                 }
                 eq = strchr(a, '=');
@@ -684,7 +747,7 @@ static void print_limit(FILE *f, const char *name, uint64_t asked, const char *u
 static void print_v2_fields(FILE *f)
 {
         sbx_profile_config c = SBX_PROFILE_CONFIG_INIT;
-        size_t i;
+        size_t i, n;
 
         if (g.profile == NULL || sbx_profile_config_get(g.profile, &c, NULL) != SBX_OK)
                 c = (sbx_profile_config) SBX_PROFILE_CONFIG_INIT;
@@ -696,6 +759,12 @@ static void print_v2_fields(FILE *f)
                         fputs(i > 0 ? "," : "", f);
                         json_str(f, c.unix_sockets[i]);
                 }
+                fputs("],\"toolchains\":[", f);
+                for (i = 0, n = 0; g.opts != NULL && i < g.opts->n_extra; i++)
+                        if (g.opts->extra[i].toolchain) {
+                                fputs(n++ > 0 ? "," : "", f);
+                                json_str(f, g.opts->extra[i].path);
+                        }
                 fputc(']', f);
                 return;
         }
@@ -705,6 +774,14 @@ static void print_v2_fields(FILE *f)
                 fputs("git: the repositories are read-only: status, diff, log, show, blame and "
                       "grep work; add, commit, checkout, stash, fetch, init and clone do not; "
                       "no new .git or HEAD can be created (docs/git.md)\n", f);
+        fputs("toolchains:", f);
+        for (i = 0, n = 0; g.opts != NULL && i < g.opts->n_extra; i++)
+                if (g.opts->extra[i].toolchain) {
+                        fputc(' ', f);
+                        print_shell_word(f, g.opts->extra[i].path);
+                        n++;
+                }
+        fputs(n == 0 ? " none\n" : " (read-only; --no-toolchains hides them)\n", f);
         fputs("unix-sockets:", f);
         for (i = 0; i < c.n_unix_sockets; i++) {
                 fputc(' ', f);
@@ -1059,6 +1136,8 @@ int main(int argc, char **argv)
                 die(EXIT_FAIL, SBX_E_INTERNAL, "atexit failed");
         parse_args(argc, argv, &o);
         cmd = o.command != NULL ? (const char *const *) o.command : probe_argv;
+        if (o.mode != SBX_MODE_DANGER_FULL_ACCESS && !o.no_toolchains)
+                add_toolchains(&o);
         /* A root that names nothing is a typo more often than a plan. */
         if (!o.allow_missing) {
                 size_t k;

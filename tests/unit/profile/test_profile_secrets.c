@@ -225,6 +225,37 @@ static void test_profile_secrets__what_is_not_refused(void **state)
 
 /* ------------------------------------------------------------- secrets */
 
+/* A root inside a home (a toolchain such as ~/.cargo, or an --allow-read
+ * of ~/dot) brings the secrets below it along: they are hidden too, and
+ * only those below that root.  (A root that is a secret location itself
+ * was named on purpose: it is exposed, docs/secrets.md.) */
+static void test_profile_secrets__root_inside_home_hides_its_secrets(void **state)
+{
+        sbx_root_access roots[1];
+        sbx_profile_config cfg = ww_cfg(G "/ws");
+        char line[PATH_MAX + 64];
+        sbx_profile *p;
+        char *text;
+
+        (void) state;
+        cfg.home = SBX_HOME_ISOLATED;
+        roots[0].path = in_home("/dot");        /* holds kube, which ~/.kube points at */
+        roots[0].read = SBX_ACCESS_ALLOW;
+        roots[0].write = SBX_ACCESS_DENY;
+        cfg.additional_roots = roots;
+        cfg.n_additional_roots = 1;
+        p = must_new(&cfg);
+        text = describe(p);
+        (void) snprintf(line, sizeof(line), "fs %s tree --- secret\n", in_home("/dot/kube"));
+        if (strstr(text, line) == NULL)
+                fail_msg("no \"%s\" in:\n%s", line, text);
+        /* ~/.ssh is not below the root: the hidden HOME covers it already */
+        (void) snprintf(line, sizeof(line), "fs %s tree", in_home("/.ssh"));
+        assert_null(strstr(text, line));
+        free(text);
+        sbx_profile_free(p);
+}
+
 static void test_profile_secrets__forced_home_keeps_secrets_hidden(void **state)
 {
         sbx_profile_config cfg = ww_cfg(home);
@@ -457,6 +488,7 @@ int main(void)
                 cmocka_unit_test(test_profile_secrets__forced_home_keeps_secrets_hidden),
                 cmocka_unit_test(test_profile_secrets__table_is_sane),
                 cmocka_unit_test(test_profile_secrets__plan_golden_with_given_homes),
+                cmocka_unit_test(test_profile_secrets__root_inside_home_hides_its_secrets),
                 cmocka_unit_test(test_profile_secrets__account_home_rule),
                 cmocka_unit_test(test_profile_secrets__restrict_keeps_every_secret),
         };
