@@ -577,6 +577,25 @@ static void test_cli__option_mistakes_are_errors(void **state)
         run_cli(allowed, NULL, &r);
         assert_int_equal(r.status, 0);
         result_free(&r);
+        /* --cwd: inside the workspace it is where the command starts;
+         * outside what the sandbox shows it is an error */
+        {
+                char sub[256];
+                const char *const in[] = { "--workspace", ws, "--cwd", sub, "--", "pwd", NULL };
+                const char *const out[] = { "--workspace", ws, "--cwd", outside, "--", "pwd",
+                                            NULL };
+
+                (void) snprintf(sub, sizeof(sub), "%s/sub", ws);
+                (void) mkdir(sub, 0755);
+                run_cli(in, NULL, &r);
+                assert_int_equal(r.status, 0);
+                assert_non_null(strstr(r.out, sub));
+                result_free(&r);
+                run_cli(out, NULL, &r);
+                assert_int_equal(r.status, 125);
+                assert_non_null(strstr(r.err, "--cwd"));
+                result_free(&r);
+        }
 }
 
 /* Write text to path with mode, making its parent directories. */

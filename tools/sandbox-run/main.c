@@ -62,6 +62,7 @@ struct opts {
         int explain;
         int json;
         uint64_t timeout_ms;    /* --timeout: 0 = none */
+        const char *cwd_arg;    /* --cwd DIR, or NULL */
         int allow_missing;      /* --allow-missing: --allow-read/-write may name nothing */
         int no_toolchains;      /* --no-toolchains: HOME's toolchains stay hidden too */
         unsigned seen;          /* single-valued options given (SEEN_*) */
@@ -77,7 +78,7 @@ static int json_mode;
 /* Options that take one value: given twice is an error, not "the last wins". */
 enum { SEEN_MODE = 1u << 0, SEEN_WORKSPACE = 1u << 1, SEEN_NETWORK = 1u << 2,
        SEEN_BACKEND = 1u << 3, SEEN_MEMORY = 1u << 4, SEEN_PIDS = 1u << 5,
-       SEEN_TIMEOUT = 1u << 6 };
+       SEEN_TIMEOUT = 1u << 6, SEEN_CWD = 1u << 7 };
 
 /* timeout(1)'s status when the time limit ended the command. */
 #define EXIT_TIMED_OUT 124
@@ -245,7 +246,7 @@ static void usage(FILE *f)
               "                   [--workspace DIR] [--network deny|allow]\n"
               "                   [--allow-read PATH]... [--allow-write PATH]...\n"
               "                   [--backend auto|native|landlock|bwrap]\n"
-              "                   [--memory BYTES] [--pids N] [--timeout SECONDS]\n"
+              "                   [--memory BYTES] [--pids N] [--timeout SECONDS] [--cwd DIR]\n"
               "                   [--explain] [--json] [--allow-missing] [--no-toolchains]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
               "                   [--allow-unix PATH]...\n"
@@ -501,7 +502,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
                                 { "--mode", SEEN_MODE }, { "--workspace", SEEN_WORKSPACE },
                                 { "--network", SEEN_NETWORK }, { "--backend", SEEN_BACKEND },
                                 { "--memory", SEEN_MEMORY }, { "--pids", SEEN_PIDS },
-                                { "--timeout", SEEN_TIMEOUT },
+                                { "--timeout", SEEN_TIMEOUT }, { "--cwd", SEEN_CWD },
                         };
                         size_t k;
 
@@ -543,6 +544,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 } else if (strcmp(name, "--pids") == 0) {
                         if (parse_size(val, &o->pids, 0) < 0)
                                 goto bad;
+                } else if (strcmp(name, "--cwd") == 0) {
+                        o->cwd_arg = val;
                 } else if (strcmp(name, "--timeout") == 0) {
                         if (parse_seconds(val, &o->timeout_ms) < 0)
                                 goto bad;
@@ -1177,6 +1180,10 @@ int main(int argc, char **argv)
                             "danger-full-access runs the command unconfined: --network deny, "
                             "--allow-read/--allow-write, --backend, --memory, --pids and "
                             "--timeout cannot apply");
+                if (!o.explain && o.cwd_arg != NULL && chdir(o.cwd_arg) < 0) {
+                        say(SBX_E_INVALID, "--cwd %.200s: %s", o.cwd_arg, strerror(errno));
+                        return EXIT_FAIL;
+                }
                 if (!o.explain)
                         run_direct(o.command);
         }
@@ -1271,8 +1278,24 @@ int main(int argc, char **argv)
         so.memory_max = o.memory;
         so.pids_max = o.pids;
         so.timeout_ms = o.timeout_ms;
-        if (getcwd(cwd, sizeof(cwd)) != NULL && cwd_visible(&o, ws, cwd))
+        if (o.cwd_arg != NULL) {
+                /* Asked for: inside what the sandbox shows, or an error
+                 * (never silently the workspace root instead). */
+                char *c = canonical_arg("--cwd", o.cwd_arg);
+
+                if (strlen(c) >= sizeof(cwd) || stat(c, &st) < 0 || !S_ISDIR(st.st_mode) ||
+                    !cwd_visible(&o, ws, c)) {
+                        say(SBX_E_INVALID, "--cwd %.200s is not a directory inside the "
+                            "workspace or an --allow-read/--allow-write root", c);
+                        sbx_free(c);
+                        return EXIT_FAIL;
+                }
+                strcpy(cwd, c);
+                sbx_free(c);
                 so.cwd = cwd;
+        } else if (getcwd(cwd, sizeof(cwd)) != NULL && cwd_visible(&o, ws, cwd)) {
+                so.cwd = cwd;
+        }
         saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if (saved_err >= 0) {
                 if (pipe2(pipefd, O_CLOEXEC) < 0 || dup2(pipefd[1], STDERR_FILENO) < 0) {
