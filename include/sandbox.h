@@ -828,7 +828,7 @@ SBX_API const sbx_runner_rule *sbx_confined_argv_runner_rules(const sbx_confined
 #define SBX_EXIT_RUNNER_FAILURE 125
 
 typedef struct sbx_spawn_options {
-        uint32_t version;               /* SBX_SPAWN_OPTIONS_VERSION (1 still accepted) */
+        uint32_t version;               /* SBX_SPAWN_OPTIONS_VERSION (1 and 2 still accepted) */
         int32_t  backend;               /* SBX_BACKEND_AUTO = the detected one */
         const char *cwd;                /* NULL = the workspace root */
         const char *const *envp;        /* environment to filter; NULL = environ */
@@ -851,10 +851,17 @@ typedef struct sbx_spawn_options {
         int32_t  stderr_fd;             /* fd 2; -1 = inherit */
         uint64_t timeout_ms;            /* 0 = none; else the whole process tree is
                                          * killed this long after the spawn */
+        /* ---- version 3 ---- */
+        const char *const *env_set;     /* "NAME=VALUE" entries the command gets on top
+                                         * of the filtered environment (a name the
+                                         * filter would drop included); not HOME or
+                                         * TMPDIR; at most 256 */
+        size_t   n_env_set;
 } sbx_spawn_options;
-#define SBX_SPAWN_OPTIONS_VERSION 2u
+#define SBX_SPAWN_OPTIONS_VERSION 3u
 #define SBX_SPAWN_OPTIONS_INIT \
-        { SBX_SPAWN_OPTIONS_VERSION, SBX_BACKEND_AUTO, NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, 0 }
+        { SBX_SPAWN_OPTIONS_VERSION, SBX_BACKEND_AUTO, NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, 0, \
+          NULL, 0 }
 /* Fill *opts as SBX_SPAWN_OPTIONS_INIT does (for binding generators). */
 SBX_API void sbx_spawn_options_init(sbx_spawn_options *opts);
 

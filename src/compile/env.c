@@ -22,15 +22,21 @@ static char *join(const char *name, const char *value)
         return s;
 }
 
+/* 1 if entry ("NAME=...") sets name. */
+static int sets(const char *entry, const char *name, size_t nl)
+{
+        return strncmp(entry, name, nl) == 0 && entry[nl] == '=';
+}
+
 char **sbx__plan_env(const struct sbx_plan *plan, const char *const *src, const char *home,
                      const char *tmpdir)
 {
-        size_t n = 0, i, o = 0;
+        size_t n = 0, i, k, o = 0;
         char **env;
 
         while (src != NULL && src[n] != NULL)
                 n++;
-        env = calloc(n + 3, sizeof(*env));
+        env = calloc(n + plan->n_env_set + 3, sizeof(*env));
         if (env == NULL)
                 return NULL;
         for (i = 0; i < n; i++) {
@@ -50,9 +56,18 @@ char **sbx__plan_env(const struct sbx_plan *plan, const char *const *src, const 
                         continue;
                 if (!sbx__plan_env_allowed(plan, name))
                         continue;
+                for (k = 0; k < plan->n_env_set && !sets(plan->env_set[k], name, nl); k++)
+                        ;
+                if (k < plan->n_env_set)
+                        continue;       /* the spawn sets its own value */
                 if ((env[o++] = strdup(src[i])) == NULL)
                         goto oom;
         }
+        /* What the caller set for this spawn (never HOME or TMPDIR:
+         * sbx_spawn refuses those), after the filter. */
+        for (k = 0; k < plan->n_env_set; k++)
+                if ((env[o++] = strdup(plan->env_set[k])) == NULL)
+                        goto oom;
         if (home != NULL && (env[o++] = join("HOME", home)) == NULL)
                 goto oom;
         if (tmpdir != NULL && (env[o++] = join("TMPDIR", tmpdir)) == NULL)

@@ -322,6 +322,9 @@ void sbx_plan_free(sbx_plan *plan)
                 free(plan->unix_sockets[i]);
         free(plan->unix_sockets);
         free(plan->scratch_dir);
+        for (i = 0; i < plan->n_env_set; i++)
+                free(plan->env_set[i]);
+        free(plan->env_set);
         free(plan->workspace_root);
         free(plan);
 }

@@ -91,6 +91,11 @@ struct sbx_plan {
          * spawn's HOME (when isolated) and TMPDIR instead of per-spawn
          * scratch (sbx__plan_widen); NULL otherwise.  Owned. */
         char    *scratch_dir;
+        /* "NAME=VALUE" entries one spawn adds to the filtered environment
+         * (sbx_spawn_options.env_set, copied by sbx__plan_env_set); NULL
+         * when none.  Owned. */
+        char   **env_set;
+        size_t   n_env_set;
 };
 
 /*
@@ -171,6 +176,11 @@ struct sbx__widen {
 int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_t n,
                     int network_allow, int command_allow, const char *scratch_dir,
                     struct sbx_plan **out);
+
+/* A copy of `in` that also sets env (n "NAME=VALUE" entries, checked by
+ * the caller) in the command's environment.  0 or -ENOMEM.  Pure. */
+int sbx__plan_env_set(const struct sbx_plan *in, const char *const *env, size_t n,
+                      struct sbx_plan **out);
 
 /*
  * The describe escaping of one path, malloc'd (NULL on allocation

@@ -15,6 +15,25 @@
 #define R SBX__FS_READ
 #define W SBX__FS_WRITE
 
+/* plan->env_set := a copy of v[0..n).  0 or -ENOMEM (the plan then holds
+ * what was copied). */
+static int copy_env(struct sbx_plan *plan, const char *const *v, size_t n)
+{
+        size_t i;
+
+        if (n == 0)
+                return 0;
+        plan->env_set = calloc(n, sizeof(*plan->env_set));
+        if (plan->env_set == NULL)
+                return -ENOMEM;
+        for (i = 0; i < n; i++) {
+                if ((plan->env_set[i] = sbx__strdup(v[i])) == NULL)
+                        return -ENOMEM;
+                plan->n_env_set = i + 1;
+        }
+        return 0;
+}
+
 /*
  * A copy of `in`: its scalars and strings, and its rules into *r (to be
  * added to, sorted and handed to the copy); its writable roots too when
@@ -36,9 +55,12 @@ static struct sbx_plan *copy_base(const struct sbx_plan *in, struct sbx__rules *
         plan->n_writable = 0;
         plan->workspace_root = sbx__strdup(in->workspace_root);
         plan->scratch_dir = in->scratch_dir != NULL ? sbx__strdup(in->scratch_dir) : NULL;
+        plan->env_set = NULL;
+        plan->n_env_set = 0;
         if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets,
                                    in->n_unix_sockets) < 0 ||
-            plan->workspace_root == NULL || (in->scratch_dir != NULL && plan->scratch_dir == NULL))
+            plan->workspace_root == NULL || (in->scratch_dir != NULL && plan->scratch_dir == NULL) ||
+            copy_env(plan, (const char *const *) in->env_set, in->n_env_set) < 0)
                 goto nomem;
         if (keep_writable) {
                 plan->writable = calloc(in->n_writable + 1, sizeof(*plan->writable));
@@ -199,4 +221,30 @@ nomem_rules:
 nomem:
         sbx_plan_free(plan);
         return -ENOMEM;
+}
+
+int sbx__plan_env_set(const struct sbx_plan *in, const char *const *env, size_t n,
+                      struct sbx_plan **out)
+{
+        struct sbx__rules r = { NULL, 0, 0 };
+        struct sbx_plan *plan;
+        size_t i;
+
+        *out = NULL;
+        plan = copy_base(in, &r, 1);
+        if (plan == NULL)
+                return -ENOMEM;
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+        for (i = 0; i < plan->n_env_set; i++)
+                free(plan->env_set[i]);
+        free(plan->env_set);
+        plan->env_set = NULL;
+        plan->n_env_set = 0;
+        if (copy_env(plan, env, n) < 0) {
+                sbx_plan_free(plan);
+                return -ENOMEM;
+        }
+        *out = plan;
+        return 0;
 }

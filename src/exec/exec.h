@@ -27,7 +27,7 @@ sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out
                             sbx_error *err);
 
 /*
- * Validate opts (NULL = defaults; version 1 and 2 accepted) into *out, a
+ * Validate opts (NULL = defaults; versions 1 to 3 accepted) into *out, a
  * complete current-version copy (strings and arrays still borrowed).
  */
 sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char *fn,

@@ -33,7 +33,7 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
         sbx_spawn_options_init(out);
         if (opts == NULL)
                 return SBX_OK;
-        if (opts->version != 1 && opts->version != SBX_SPAWN_OPTIONS_VERSION)
+        if (opts->version < 1 || opts->version > SBX_SPAWN_OPTIONS_VERSION)
                 return sbx__fail(err, SBX_E_INVALID, 0,
                                  "%s: unsupported options version %u (use SBX_SPAWN_OPTIONS_INIT)",
                                  fn, (unsigned) opts->version);
@@ -51,6 +51,33 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
                 out->stdout_fd = opts->stdout_fd;
                 out->stderr_fd = opts->stderr_fd;
                 out->timeout_ms = opts->timeout_ms;
+        }
+        if (opts->version >= 3) {
+                out->env_set = opts->env_set;
+                out->n_env_set = opts->n_env_set;
+        }
+        if (out->n_env_set > 256)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: more than 256 env_set entries", fn);
+        if (out->n_env_set > 0 && out->env_set == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: env_set is NULL", fn);
+        for (i = 0; i < out->n_env_set; i++) {
+                const char *e = out->env_set[i], *c;
+
+                if (e == NULL || !((e[0] >= 'A' && e[0] <= 'Z') || (e[0] >= 'a' && e[0] <= 'z') ||
+                                   e[0] == '_'))
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: env_set[%zu] must be "
+                                         "NAME=VALUE with a name of letters, digits and _", fn, i);
+                for (c = e; *c != '=' && *c != '\0'; c++)
+                        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                              (*c >= '0' && *c <= '9') || *c == '_'))
+                                break;
+                if (*c != '=')
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: env_set[%zu] must be "
+                                         "NAME=VALUE with a name of letters, digits and _", fn, i);
+                if ((c - e == 4 && strncmp(e, "HOME", 4) == 0) ||
+                    (c - e == 6 && strncmp(e, "TMPDIR", 6) == 0))
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: env_set[%zu] sets %.*s, "
+                                         "which the sandbox decides", fn, i, (int) (c - e), e);
         }
         if (out->flags != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
@@ -83,7 +110,7 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
 {
         const char *fn = "sbx_spawn";
         sbx_spawn_options o;
-        sbx_plan *found = NULL;
+        sbx_plan *found = NULL, *with_env = NULL;
         sbx_code r;
 
         if (plan == NULL || argv == NULL || out == NULL)
@@ -96,15 +123,23 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         r = sbx__admit(plan, fn, err);
         if (r != SBX_OK)
                 return r;
+        if (o.n_env_set > 0) {
+                if (sbx__plan_env_set(plan, o.env_set, o.n_env_set, &with_env) < 0)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                plan = with_env;
+        }
         /* The git locations on disk, protected like <root>/.git. */
         if (!plan->direct && plan->protects_git) {
                 r = sbx__plan_discover(plan, fn, &found, err);
-                if (r != SBX_OK)
+                if (r != SBX_OK) {
+                        sbx_plan_free(with_env);
                         return r;
+                }
                 plan = found;
         }
         r = spawn_plan(plan, argv, &o, out, err);
         sbx_plan_free(found);
+        sbx_plan_free(with_env);
         return r;
 }
 

@@ -598,6 +598,55 @@ static void test_cli__option_mistakes_are_errors(void **state)
         }
 }
 
+/* --env and --env-file pass a variable the filter would drop; HOME stays
+ * the sandbox's; the names show in --explain, not the values. */
+static void test_cli__env_passes_what_is_named(void **state)
+{
+        char file[256];
+        size_t i;
+        FILE *fp;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(file, sizeof(file), "%s/env", outside);
+        fp = fopen(file, "w");
+        assert_non_null(fp);
+        fputs("# build settings\nGOFLAGS=-mod=mod\n\nFROM_FILE=two words\n", fp);
+        fclose(fp);
+        for (i = 0; i < n_backends; i++) {
+                const char *const env[] = { "SBX_CLI_NAMED=from-here", "SBX_CLI_UNNAMED=dropped",
+                                            NULL };
+                const char *const args[] = { "--workspace", ws, "--env", "SBX_CLI_NAMED",
+                                             "--env", "NODE_OPTIONS=--x", "--env-file", file, "--",
+                                             "sh", "-c",
+                                             "echo \"$SBX_CLI_NAMED|$NODE_OPTIONS|$GOFLAGS|"
+                                             "$FROM_FILE|$SBX_CLI_UNNAMED\"", NULL };
+                struct result r;
+
+                run_b(backends[i], args, env, &r);
+                if (r.status != 0 || strstr(r.out, "from-here|--x|-mod=mod|two words|\n") == NULL)
+                        fail_msg("[%s] --env: status %d, out \"%s\" %s", bname(backends[i]),
+                                 r.status, r.out, r.err);
+                result_free(&r);
+        }
+        {
+                const char *const home[] = { "--workspace", ws, "--env", "HOME=/x", "--", "true",
+                                             NULL };
+                const char *const explain[] = { "--workspace", ws, "--explain", "--env",
+                                                "SBX_SHOWN=hidden-value", "--", "true", NULL };
+                struct result r;
+
+                run_cli(home, NULL, &r);
+                assert_int_equal(r.status, 125);
+                result_free(&r);
+                run_cli(explain, NULL, &r);
+                assert_int_equal(r.status, 0);
+                assert_non_null(strstr(r.out, "env-set: SBX_SHOWN"));
+                assert_null(strstr(r.out, "hidden-value"));
+                result_free(&r);
+        }
+}
+
 /* Write text to path with mode, making its parent directories. */
 static void put(const char *path, const char *text, mode_t mode)
 {
@@ -1072,6 +1121,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__timeout_kills_the_tree),
                 cmocka_unit_test(test_cli__option_mistakes_are_errors),
                 cmocka_unit_test(test_cli__toolchains_run_secrets_stay_hidden),
+                cmocka_unit_test(test_cli__env_passes_what_is_named),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)

@@ -370,6 +370,55 @@ static void marker_path(char *buf, size_t n)
         snprintf(buf, n, "%s/ran", ws);
 }
 
+/* env_set (spawn options version 3): a named variable reaches the
+ * command although the filter drops it; HOME, TMPDIR and malformed
+ * entries are refused before anything runs. */
+static void test_spawn_core__env_set(void **state)
+{
+        static const char *const bad[][1] = { { "HOME=/x" }, { "TMPDIR=/x" }, { "1A=b" },
+                                              { "NOEQUALS" }, { "=v" } };
+        const char *const good[] = { "SBX_SPAWN_SET=yes", "GOFLAGS=-x" };
+        const char *const argv[] = { "/bin/sh", "-c",
+                                     "test \"$SBX_SPAWN_SET:$GOFLAGS:$SBX_DROPPED\" = yes:-x:",
+                                     NULL };
+        const char *const envp[] = { "PATH=/usr/bin:/bin", "SBX_DROPPED=no", "GOFLAGS=caller",
+                                     NULL };
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK,
+                                            SBX_BACKEND_BWRAP };
+        sbx_plan *plan = make_plan_net(SBX_ACCESS_ALLOW, SBX_ACCESS_DENY);
+        size_t i, b;
+        (void) state;
+
+        for (b = 0; b < SBX__ARRAY_SIZE(backends); b++) {
+                sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                sbx_child *c = NULL;
+                sbx_error e;
+                int st = -1;
+
+                if (backends[b] == SBX_BACKEND_BWRAP && !have_bwrap())
+                        continue;
+                o.backend = backends[b];
+                o.envp = envp;
+                o.env_set = good;
+                o.n_env_set = 2;
+                if (sbx_spawn(plan, argv, &o, &c, &e) != SBX_OK)
+                        fail_msg("%s: sbx_spawn: %s", sbx_backend_name(o.backend), e.message);
+                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                sbx_child_free(c);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        fail_msg("%s: the command did not see env_set (status 0x%x)",
+                                 sbx_backend_name(o.backend), (unsigned) st);
+                for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                        o.env_set = bad[i];
+                        o.n_env_set = 1;
+                        c = NULL;
+                        assert_int_equal(sbx_spawn(plan, argv, &o, &c, &e), SBX_E_INVALID);
+                        assert_null(c);
+                }
+        }
+        sbx_plan_free(plan);
+}
+
 static void test_spawn_core__deny_and_gated_never_run(void **state)
 {
         static const int32_t modes[] = { SBX_ACCESS_DENY, SBX_ACCESS_GATED };
@@ -1061,6 +1110,7 @@ int main(void)
                 cmocka_unit_test(test_spawn_core__account_home_hidden_whatever_HOME_says),
                 cmocka_unit_test(test_spawn_core__scratch_home_is_owner_only),
                 cmocka_unit_test(test_spawn_core__hidden_cwd_is_a_clear_error),
+                cmocka_unit_test(test_spawn_core__env_set),
                 cmocka_unit_test(test_spawn_core__host_unix_sockets_unreachable_with_network),
                 cmocka_unit_test(test_spawn_core__refused_namespaces_fall_back_honestly),
         };

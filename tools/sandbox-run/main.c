@@ -43,6 +43,7 @@
 #define TAIL_MAX     (64 * 1024)               /* stderr kept for the denial check */
 #define MAX_EXTRA    256
 #define MAX_UNIX     64                        /* as many as a profile holds */
+#define MAX_ENV      256                       /* as many as sbx_spawn takes */
 
 struct extra_root {
         char *path;             /* canonical, sbx_free */
@@ -69,6 +70,8 @@ struct opts {
         int force_workspace;    /* --force-workspace: allow /, a home or its ancestor */
         int accept_unprotected_git;     /* --accept-unprotected-git */
         char *unix_sockets[MAX_UNIX];   /* --allow-unix, canonical, sbx_free */
+        char *env_set[MAX_ENV];         /* --env / --env-file: "NAME=VALUE", free */
+        size_t n_env;
         size_t n_unix;
         char **command;
 };
@@ -110,6 +113,8 @@ static void release_all(void)
                         sbx_free(g.opts->extra[i].path);
                 for (i = 0; i < g.opts->n_unix; i++)
                         sbx_free(g.opts->unix_sockets[i]);
+                for (i = 0; i < g.opts->n_env; i++)
+                        free(g.opts->env_set[i]);
         }
         memset(&g, 0, sizeof(g));
 }
@@ -247,6 +252,7 @@ static void usage(FILE *f)
               "                   [--allow-read PATH]... [--allow-write PATH]...\n"
               "                   [--backend auto|native|landlock|bwrap]\n"
               "                   [--memory BYTES] [--pids N] [--timeout SECONDS] [--cwd DIR]\n"
+              "                   [--env NAME[=VALUE]]... [--env-file FILE]...\n"
               "                   [--explain] [--json] [--allow-missing] [--no-toolchains]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
               "                   [--allow-unix PATH]...\n"
@@ -410,6 +416,93 @@ static void add_toolchains(struct opts *o)
         sbx_free(canon_home);
 }
 
+/* --env NAME=VALUE, or --env NAME (its value here): the command gets it
+ * on top of the filtered environment.  A later one for the same name
+ * replaces an earlier. */
+static void add_env(struct opts *o, const char *arg, const char *where)
+{
+        const char *eq = strchr(arg, '='), *c;
+        size_t nl = eq != NULL ? (size_t) (eq - arg) : strlen(arg), i;
+        char *entry;
+
+        for (c = arg; c < arg + nl; c++)
+                if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_' ||
+                      (c > arg && *c >= '0' && *c <= '9')))
+                        break;
+        if (nl == 0 || c != arg + nl) {
+                say(SBX_E_INVALID, "%s: \"%.100s\" is not NAME or NAME=VALUE (a name of "
+                    "letters, digits and _)", where, arg);
+                exit(EXIT_FAIL);
+        }
+        if ((nl == 4 && strncmp(arg, "HOME", 4) == 0) || (nl == 6 && strncmp(arg, "TMPDIR", 6) == 0)) {
+                say(SBX_E_INVALID, "%s: %.*s is the sandbox's to set", where, (int) nl, arg);
+                exit(EXIT_FAIL);
+        }
+        if (eq == NULL) {
+                const char *v = getenv(arg);
+
+                if (v == NULL) {
+                        say(SBX_E_INVALID, "%s: %.100s is not set here (give NAME=VALUE)", where,
+                            arg);
+                        exit(EXIT_FAIL);
+                }
+                entry = malloc(nl + strlen(v) + 2);
+                if (entry != NULL)
+                        (void) sprintf(entry, "%s=%s", arg, v);
+        } else {
+                entry = strdup(arg);
+        }
+        if (entry == NULL)
+                die(EXIT_FAIL, SBX_E_NOMEM, "out of memory");
+        for (i = 0; i < o->n_env; i++)
+                if (strncmp(o->env_set[i], entry, nl + 1) == 0) {
+                        free(o->env_set[i]);
+                        o->env_set[i] = entry;
+                        return;
+                }
+        if (o->n_env == MAX_ENV) {
+                free(entry);
+                die(EXIT_FAIL, SBX_E_RANGE, "too many --env values (at most 256)");
+        }
+        o->env_set[o->n_env++] = entry;
+}
+
+/* --env-file FILE: NAME=VALUE lines; blank lines and # comments skipped. */
+static void add_env_file(struct opts *o, const char *path)
+{
+        char line[8192], where[300];
+        FILE *fp = fopen(path, "re");
+        unsigned n = 0;
+
+        if (fp == NULL) {
+                say(SBX_E_INVALID, "--env-file %.200s: %s", path, strerror(errno));
+                exit(EXIT_FAIL);
+        }
+        while (fgets(line, sizeof(line), fp) != NULL) {
+                size_t len = strlen(line);
+                char *p = line;
+
+                n++;
+                if (len > 0 && line[len - 1] == '\n')
+                        line[--len] = '\0';
+                else if (!feof(fp)) {
+                        say(SBX_E_INVALID, "--env-file %.200s:%u: line too long", path, n);
+                        exit(EXIT_FAIL);
+                }
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (*p == '\0' || *p == '#')
+                        continue;
+                if (strchr(p, '=') == NULL) {
+                        say(SBX_E_INVALID, "--env-file %.200s:%u: not NAME=VALUE", path, n);
+                        exit(EXIT_FAIL);
+                }
+                (void) snprintf(where, sizeof(where), "--env-file %.200s:%u", path, n);
+                add_env(o, p, where);
+        }
+        fclose(fp);
+}
+
 /* --allow-unix PATH: canonical, each once. */
 static void add_unix(struct opts *o, const char *arg)
 {
@@ -546,6 +639,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
                                 goto bad;
                 } else if (strcmp(name, "--cwd") == 0) {
                         o->cwd_arg = val;
+                } else if (strcmp(name, "--env") == 0) {
+                        add_env(o, val, "--env");
+                } else if (strcmp(name, "--env-file") == 0) {
+                        add_env_file(o, val);
                 } else if (strcmp(name, "--timeout") == 0) {
                         if (parse_seconds(val, &o->timeout_ms) < 0)
                                 goto bad;
@@ -777,6 +874,10 @@ static void print_v2_fields(FILE *f)
                 fputs("git: the repositories are read-only: status, diff, log, show, blame and "
                       "grep work; add, commit, checkout, stash, fetch, init and clone do not; "
                       "no new .git or HEAD can be created (docs/git.md)\n", f);
+        fputs("env-set:", f);
+        for (i = 0; g.opts != NULL && i < g.opts->n_env; i++)
+                fprintf(f, " %.*s", (int) strcspn(g.opts->env_set[i], "="), g.opts->env_set[i]);
+        fputs(g.opts == NULL || g.opts->n_env == 0 ? " none\n" : " (values not shown)\n", f);
         fputs("toolchains:", f);
         for (i = 0, n = 0; g.opts != NULL && i < g.opts->n_extra; i++)
                 if (g.opts->extra[i].toolchain) {
@@ -1180,6 +1281,8 @@ int main(int argc, char **argv)
                             "danger-full-access runs the command unconfined: --network deny, "
                             "--allow-read/--allow-write, --backend, --memory, --pids and "
                             "--timeout cannot apply");
+                for (size_t k = 0; !o.explain && k < o.n_env; k++)
+                        (void) putenv(o.env_set[k]);    /* unconfined: set as given */
                 if (!o.explain && o.cwd_arg != NULL && chdir(o.cwd_arg) < 0) {
                         say(SBX_E_INVALID, "--cwd %.200s: %s", o.cwd_arg, strerror(errno));
                         return EXIT_FAIL;
@@ -1278,6 +1381,8 @@ int main(int argc, char **argv)
         so.memory_max = o.memory;
         so.pids_max = o.pids;
         so.timeout_ms = o.timeout_ms;
+        so.env_set = (const char *const *) o.env_set;
+        so.n_env_set = o.n_env;
         if (o.cwd_arg != NULL) {
                 /* Asked for: inside what the sandbox shows, or an error
                  * (never silently the workspace root instead). */
