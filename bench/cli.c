@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 extern char **environ;
 
 #define WARMUP 5
@@ -36,21 +38,6 @@ static const char *const r_name[R_COUNT] = {
         [R_BWRAP] = "bwrap --unshare-all",
         [R_BARE] = "bare fork/exec",
 };
-
-static double now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
 
 /* Run argv to completion; its wall time in *us.  0, or -1 (reported). */
 static int run_timed(char *const argv[], double *us)

@@ -30,6 +30,8 @@
 
 #include <sandbox.h>
 
+#include "bench.h"
+
 extern char **environ;
 
 #define N_RUNNERS 3                     /* bare, native, landlock */
@@ -44,21 +46,6 @@ struct runner {
         char why[SBX_ERROR_SIZE];       /* why it was skipped, or "" */
         double *t;
 };
-
-static double now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
 
 static int run_bare(void)
 {

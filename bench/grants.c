@@ -32,6 +32,8 @@
 
 #include <sandbox.h>
 
+#include "bench.h"
+
 #define BATCH   100                     /* ops per timed batch */
 #define WINDOW  10                      /* batches per reported size */
 #define FRESH   20                      /* fresh executors per kind, one batch each */
@@ -45,13 +47,6 @@ static double now_ns(void)
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
 }
 
 static double median(const double *v, size_t n)

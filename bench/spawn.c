@@ -21,22 +21,9 @@
 
 #include <sandbox.h>
 
+#include "bench.h"
+
 extern char **environ;
-
-static double now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
 
 static int run_argv(char *const argv[])
 {
