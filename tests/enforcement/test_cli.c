@@ -570,6 +570,16 @@ static void test_cli__option_mistakes_are_errors(void **state)
         assert_int_equal(r.status, 125);
         assert_non_null(strstr(r.err, "--timeout"));
         result_free(&r);
+        {
+                const char *const bad_mode[] = { "--workspace", ws, "--mode", "rw", "--", "true",
+                                                 NULL };
+
+                run_cli(bad_mode, NULL, &r);
+                assert_int_equal(r.status, 125);
+                assert_non_null(strstr(r.err, "valid: read-only, workspace-write, "
+                                              "danger-full-access"));
+                result_free(&r);
+        }
         run_cli(missing, NULL, &r);
         assert_int_equal(r.status, 125);
         assert_non_null(strstr(r.err, "/nonexistent-sbx-cli"));

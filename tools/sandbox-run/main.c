@@ -652,7 +652,27 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 }
                 continue;
 bad:
-                say(SBX_E_INVALID, "bad value \"%.200s\" for %s", val, name);
+                {
+                        static const struct { const char *name, *valid; } valid[] = {
+                                { "--mode", "read-only, workspace-write, danger-full-access" },
+                                { "--network", "deny, allow" },
+                                { "--backend", "auto, native, landlock, bwrap" },
+                                { "--memory", "a size in bytes, with K, M, G or T" },
+                                { "--pids", "a positive number" },
+                                { "--timeout", "seconds, more than 0 (2, 0.5)" },
+                        };
+                        const char *v = NULL;
+                        size_t k;
+
+                        for (k = 0; k < sizeof(valid) / sizeof(valid[0]); k++)
+                                if (strcmp(valid[k].name, name) == 0)
+                                        v = valid[k].valid;
+                        if (v != NULL)
+                                say(SBX_E_INVALID, "bad value \"%.200s\" for %s (valid: %s)", val,
+                                    name, v);
+                        else
+                                say(SBX_E_INVALID, "bad value \"%.200s\" for %s", val, name);
+                }
                 exit(EXIT_FAIL);
         }
         if (i >= argc || argv[i][0] == '\0') {
