@@ -677,7 +677,7 @@ SBX_API sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, 
 #define SBX_G_ADDRESS_NETWORK   (1u << 6)  /* address-class egress rules */
 #define SBX_G_RESOURCE_LIMITS   (1u << 7)  /* pids/memory/cpu limits applied */
 #define SBX_G_HOME_ISOLATION    (1u << 8)  /* caller's home hidden, scratch HOME */
-#define SBX_G_PROTECTED_PATHS   (1u << 9)  /* .git/hooks, .git/config stay read-only */
+#define SBX_G_PROTECTED_PATHS   (1u << 9)  /* every .git read-only, no new one (docs/git.md) */
 #define SBX_G_SYSCALL_FILTER    (1u << 10) /* escape syscalls refused (seccomp) */
 #define SBX_G_NO_NEW_PRIVS      (1u << 11) /* no privilege gain, no capabilities */
 #define SBX_G_TTY_ISOLATION     (1u << 12) /* no terminal to inject into */
