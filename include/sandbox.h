@@ -427,6 +427,20 @@ SBX_API sbx_code sbx_writable_roots(const sbx_confined_policy *policy,
  * Both sides must already be canonical (as sbx_writable_roots returns them). */
 SBX_API int sbx_path_is_within(const char *path, const char *const *roots, size_t n);
 
+/*
+ * The toolchain locations below home (NULL = $HOME) that exist: the
+ * directories a person's PATH points into (~/.cargo, ~/.rustup, ~/.pyenv,
+ * ~/.local/bin, ~/.nvm, ... the list in docs/paths.md), canonical, each
+ * strictly inside home (a link out of it is skipped), sorted.  A host that
+ * isolates HOME passes them as read-only additional roots so the tools
+ * still run; the profile keeps the secret locations inside them hidden.
+ * *out is NULL-terminated (empty when there is none, or no home) and freed
+ * with sbx_strv_free(); *n_out may be NULL.
+ * Errors: SBX_E_INVALID (home relative), SBX_E_NOMEM.  Since: 0.2.
+ */
+SBX_API sbx_code sbx_toolchain_roots(const char *home, char ***out, size_t *n_out,
+                                     sbx_error *err);
+
 /* ------------------------------------------------------- terminal text */
 
 /* Strip CSI, OSC (BEL- or ST-terminated), DCS/SOS/PM/APC strings, and two-

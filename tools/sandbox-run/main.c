@@ -359,61 +359,33 @@ static void add_extra(struct opts *o, const char *arg, int write)
         o->n_extra++;
 }
 
-/*
- * The toolchain locations below HOME that a person's PATH points into
- * (docs/sandbox-run.md): exposed read-only at their real paths while the
- * rest of HOME stays hidden, so `cargo`, a pyenv `python3` or an nvm
- * `node` still run.  The library keeps the secret locations inside them
- * hidden (~/.cargo/credentials.toml: secrets.c).
- */
-static const char *const toolchain_dirs[] = {
-        "/.cargo", "/.rustup",                          /* Rust */
-        "/.pyenv", "/.local/bin", "/.local/lib",        /* Python */
-        "/.nvm", "/.volta", "/.bun", "/.deno",          /* JavaScript */
-        "/.local/share/fnm", "/.local/share/pnpm",
-        "/go/bin", "/go/pkg/mod", "/.rbenv", "/.asdf",  /* Go, Ruby, asdf */
-        "/.local/share/mise", "/.sdkman", "/.ghcup", "/.elan",
-};
-
+/* The toolchain locations below HOME (sbx_toolchain_roots): exposed
+ * read-only at their real paths while the rest of HOME stays hidden, so
+ * `cargo`, a pyenv `python3` or an nvm `node` still run.  The library
+ * keeps the secret locations inside them hidden. */
 static void add_toolchains(struct opts *o)
 {
-        const char *home = getenv("HOME");
-        char *canon_home = NULL;
-        size_t i, k, hl;
+        char **v = NULL;
+        size_t n = 0, i, k;
 
-        if (home == NULL || home[0] != '/' || sbx_path_canonical(home, &canon_home, NULL) != SBX_OK)
+        if (sbx_toolchain_roots(NULL, &v, &n, NULL) != SBX_OK)
                 return;
-        hl = strlen(canon_home);
-        for (i = 0; i < sizeof(toolchain_dirs) / sizeof(toolchain_dirs[0]); i++) {
-                char path[SBX_PATH_MAX];
-                char *canon = NULL;
-                struct stat st;
+        for (i = 0; i < n; i++) {
                 int dup = 0;
 
-                if ((size_t) snprintf(path, sizeof(path), "%s%s", canon_home, toolchain_dirs[i]) >=
-                    sizeof(path) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
-                    sbx_path_canonical(path, &canon, NULL) != SBX_OK)
-                        continue;
-                /* A link out of HOME (~/.nix-profile style) is shown, or not,
-                 * by the host access already. */
-                if (strncmp(canon, canon_home, hl) != 0 || canon[hl] != '/' ||
-                    o->n_extra == MAX_EXTRA) {
-                        sbx_free(canon);
-                        continue;
-                }
                 for (k = 0; k < o->n_extra; k++)
-                        if (strcmp(o->extra[k].path, canon) == 0)
-                                dup = 1;
-                if (dup) {
-                        sbx_free(canon);
+                        dup |= strcmp(o->extra[k].path, v[i]) == 0;
+                if (dup || o->n_extra == MAX_EXTRA)
                         continue;
-                }
-                o->extra[o->n_extra].path = canon;
+                o->extra[o->n_extra].path = v[i];       /* freed with sbx_free */
+                v[i] = NULL;
                 o->extra[o->n_extra].write = 0;
                 o->extra[o->n_extra].toolchain = 1;
                 o->n_extra++;
         }
-        sbx_free(canon_home);
+        for (i = 0; i < n; i++)
+                sbx_free(v[i]);
+        sbx_free(v);
 }
 
 /* --env NAME=VALUE, or --env NAME (its value here): the command gets it

@@ -645,6 +645,57 @@ static void test_paths__roots_and_fence_agree(void **state)
         sbx_confined_policy_free(p);
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+        (void) st;
+        (void) flag;
+        (void) ftw;
+        return remove(path);
+}
+
+/* sbx_toolchain_roots: the existing directories of the list, canonical
+ * and strictly inside the home; a file, a link out of the home and a
+ * missing one are not returned; a relative home is refused. */
+static void test_paths__toolchain_roots(void **state)
+{
+        char base[] = "/var/tmp/sbx-tool-XXXXXX", home[PATH_MAX + 8], p[PATH_MAX * 2];
+        char want[PATH_MAX * 2];
+        char real[PATH_MAX], **v = NULL;
+        size_t n = 99;
+        (void) state;
+
+        assert_non_null(mkdtemp(base));
+        assert_non_null(realpath(base, real));
+        (void) snprintf(home, sizeof(home), "%s/h", real);
+        assert_int_equal(mkdir(home, 0755), 0);
+        (void) snprintf(p, sizeof(p), "%s/.cargo", home);
+        assert_int_equal(mkdir(p, 0755), 0);
+        (void) snprintf(p, sizeof(p), "%s/nvm-real", home);
+        assert_int_equal(mkdir(p, 0755), 0);
+        (void) snprintf(p, sizeof(p), "%s/.nvm", home);
+        assert_int_equal(symlink("nvm-real", p), 0);             /* inside: kept */
+        (void) snprintf(p, sizeof(p), "%s/.pyenv", home);
+        assert_int_equal(symlink(real, p), 0);                    /* out of the home */
+        (void) snprintf(p, sizeof(p), "%s/.rustup", home);
+        assert_int_equal(close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)), 0);  /* a file */
+
+        assert_int_equal(sbx_toolchain_roots(home, &v, &n, NULL), SBX_OK);
+        assert_int_equal(n, 2);
+        (void) snprintf(want, sizeof(want), "%s/.cargo", home);
+        assert_string_equal(v[0], want);
+        (void) snprintf(want, sizeof(want), "%s/nvm-real", home);
+        assert_string_equal(v[1], want);
+        assert_null(v[2]);
+        sbx_strv_free(v);
+
+        assert_int_equal(sbx_toolchain_roots("relative", &v, &n, NULL), SBX_E_INVALID);
+        assert_int_equal(sbx_toolchain_roots("/", &v, &n, NULL), SBX_OK);
+        assert_int_equal(n, 0);
+        assert_null(v[0]);
+        sbx_strv_free(v);
+        assert_int_equal(nftw(real, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -677,6 +728,7 @@ int main(void)
                 cmocka_unit_test(test_paths__is_within_edge_cases),
                 cmocka_unit_test(test_paths__has_prefix_internal),
                 cmocka_unit_test(test_paths__roots_and_fence_agree),
+                cmocka_unit_test(test_paths__toolchain_roots),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
