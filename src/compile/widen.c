@@ -143,6 +143,7 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         struct sbx_plan *plan;
         char sub[SBX_PATH_MAX + 8];
         size_t i, j;
+        int any_write = 0;
 
         *out = NULL;
         if (in->direct && (n > 0 || scratch_dir != NULL))
@@ -177,6 +178,32 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                               w[i].scope, SBX__ORIGIN_ADDITIONAL) < 0)
                         goto nomem_rules;
         }
+        /* A tree made writable for this spawn gets what every writable
+         * root gets: its .git read-only, and the spawn's discovery and
+         * name veto (protects_git) for the rest (docs/git.md). */
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up;
+                size_t len;
+
+                if (!(w[i].access & W))
+                        continue;
+                any_write = 1;
+                if (w[i].scope != SBX__FS_TREE)
+                        continue;
+                len = w[i].path != NULL ? strlen(w[i].path) : 1;
+                if (len + 6 > sizeof(sub)) {
+                        plan->rules = r.v;
+                        plan->n_rules = r.n;
+                        sbx_plan_free(plan);
+                        return -ENAMETOOLONG;
+                }
+                (void) snprintf(sub, sizeof(sub), "%s/.git",
+                                w[i].path == NULL || strcmp(w[i].path, "/") == 0 ? "" : w[i].path);
+                up = sbx__plan_rule_for(in, sub);
+                if (sbx__rules_add(&r, sub, (up != NULL ? up->access : R) & ~W, SBX__FS_TREE,
+                                   SBX__ORIGIN_PROTECTED) < 0)
+                        goto nomem_rules;
+        }
         if (scratch_dir != NULL) {
                 const char *slash = strrchr(scratch_dir, '/');
 
@@ -184,13 +211,19 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                 plan->scratch_dir = sbx__strdup(scratch_dir);
                 if (plan->scratch_dir == NULL)
                         goto nomem_rules;
-                /* The other executors' directories (siblings below the
-                 * same parent) are hidden: one executor's HOME and TMPDIR
-                 * are not another's to read. */
+                /* Everything else below the scratch root is hidden: the
+                 * other executors' directories, the other sets' (a scratch
+                 * root may be shared), a dead host's leftovers.  The
+                 * executor's directory is <scratch root>/<set>/<n>. */
                 if (slash != NULL && slash > scratch_dir &&
                     (size_t) (slash - scratch_dir) < sizeof(sub)) {
+                        char *up2;
+
                         memcpy(sub, scratch_dir, (size_t) (slash - scratch_dir));
                         sub[slash - scratch_dir] = '\0';
+                        up2 = strrchr(sub, '/');
+                        if (up2 != NULL && up2 > sub)
+                                *up2 = '\0';   /* the set's directory -> the scratch root */
                         if (sbx__rules_add(&r, sub, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET) < 0)
                                 goto nomem_rules;
                 }
@@ -204,6 +237,11 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         sbx__rules_sort(&r);
         plan->rules = r.v;
         plan->n_rules = r.n;
+        if (any_write) {
+                plan->protects_git = 1;
+                if (!plan->accept_unprotected_git)
+                        plan->required |= SBX_G_PROTECTED_PATHS;
+        }
         if (network_allow) {
                 plan->network = SBX__NET_ALLOW;
                 plan->required &= ~(uint32_t) SBX_G_NETWORK_DENY;

@@ -121,8 +121,8 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         if (opts->max_executors == 0 || opts->max_executors > SBX__EXECUTORS_MAX)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: max_executors must be 1..%d", fn,
                                  SBX__EXECUTORS_MAX);
-        if (opts->grant_ttl_ms < 0)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: grant_ttl_ms is negative", fn);
+        if (opts->grant_ttl_ms < 0 || opts->grant_ttl_ms > (int64_t) 366 * 24 * 3600 * 1000)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: grant_ttl_ms must be 0..a year", fn);
         if (opts->backend != SBX_BACKEND_AUTO && opts->backend != SBX_BACKEND_NATIVE &&
             opts->backend != SBX_BACKEND_LANDLOCK)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: executors run on the auto, native "
@@ -309,11 +309,11 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
         s->closed = 1;
         for (i = 0; i < s->n_ex; i++)
                 sbx__grants_clear(s->ex[i]);
-        /* Every running tree dies; each run then reaps its own and leaves. */
-        for (run = s->running; run != NULL; run = run->next) {
-                run->cancelled = 1;
-                (void) sbx_child_kill(run->child, SIGKILL, NULL);
-        }
+        /* Every running tree dies: each run sees the flag within its next
+         * poll (100 ms), kills its own tree, reaps it and leaves.  Only the
+         * run's thread touches its child handle. */
+        for (run = s->running; run != NULL; run = run->next)
+                atomic_store(&run->cancelled, 1);
         while (s->n_running > 0)
                 (void) pthread_cond_wait(&s->idle, &s->lock);
         s->closed = 2;

@@ -7,6 +7,7 @@
 #define SBX_EXEC_EXECUTOR_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -47,7 +48,8 @@ struct sbx__running {
         const struct sbx_executor *ex;
         sbx_child *child;
         const char *execution_id;       /* borrowed from the run's options */
-        int        cancelled;
+        atomic_int cancelled;           /* set by cancel/close; the run's own thread
+                                         * kills its tree (one thread per handle) */
         struct sbx__running *next;
 };
 

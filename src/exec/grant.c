@@ -205,6 +205,48 @@ static int carved_out(const struct sbx_plan *plan, const char *path)
         return 0;
 }
 
+/*
+ * 1 if a write to path could plant what git runs later: a component named
+ * .git (any case), a file named HEAD, or a place below a directory that
+ * is a git directory (it holds HEAD and objects/: a bare repository, a
+ * linked worktree's git dir).  For a path inside a configured root the
+ * spawn-time discovery then covers the rest (hooks paths, includes).
+ */
+static int gitlike(const char *path)
+{
+        char buf[SBX_PATH_MAX], probe[SBX_PATH_MAX + 16];
+        struct stat st;
+        const char *c;
+        size_t n;
+
+        for (c = path; *c != '\0'; c++) {
+                if (c[0] == '/' && c[1] == '.' && (c[2] | 0x20) == 'g' && (c[3] | 0x20) == 'i' &&
+                    (c[4] | 0x20) == 't' && (c[5] == '/' || c[5] == '\0'))
+                        return 1;
+        }
+        c = strrchr(path, '/');
+        if (c != NULL && strcmp(c, "/HEAD") == 0)
+                return 1;
+        n = strlen(path);
+        if (n >= sizeof(buf))
+                return 1;
+        memcpy(buf, path, n + 1);
+        while (n > 1) {
+                while (n > 1 && buf[n - 1] != '/')
+                        n--;
+                if (n > 1)
+                        n--;
+                buf[n] = '\0';
+                (void) snprintf(probe, sizeof(probe), "%s/HEAD", n == 0 ? "" : buf);
+                if (lstat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+                        (void) snprintf(probe, sizeof(probe), "%s/objects", buf);
+                        if (lstat(probe, &st) == 0 && S_ISDIR(st.st_mode))
+                                return 1;
+                }
+        }
+        return 0;
+}
+
 /* The token: "sbxg1-" and 128 bits from the kernel, in hex. */
 static int new_token(char *out)
 {
@@ -290,6 +332,9 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
                                    req->command, &access, err);
         if (r != SBX_OK)
                 return r;
+        if (access == SBX_ACCESS_DENY)          /* no run of it can ever spend a grant */
+                return sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: command.execute is Deny for "
+                                 "this command: no grant can open it", fn);
         r = canonical_cwd(fn, s->plan, req->cwd, cwd, err);
         if (r != SBX_OK)
                 return r;
@@ -345,7 +390,8 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
                 if (strcmp(canon, req->target) != 0)
                         return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.200s\" is not "
                                          "canonical", fn, req->target);
-                if (carved_out(s->plan, canon))
+                if (carved_out(s->plan, canon) ||
+                    ((classes[cls].access & SBX__FS_WRITE) && gitlike(canon)))
                         return sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: %.200s is a protected "
                                          "or secret location: no grant opens it", fn, canon);
                 if (classes[cls].form == F_PATH &&

@@ -121,6 +121,29 @@ static int sink_read(struct sink *k)
         return 1;
 }
 
+/* write(2) that turns a reader gone into EPIPE, never into a SIGPIPE
+ * that would end the host: blocked for this thread around the call, and a
+ * SIGPIPE it raised is taken off the thread's queue. */
+static ssize_t write_nosigpipe(int fd, const void *buf, size_t len)
+{
+        static const struct timespec zero = { 0, 0 };
+        sigset_t pipe, old;
+        ssize_t w;
+        int e;
+
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        (void) pthread_sigmask(SIG_BLOCK, &pipe, &old);
+        w = write(fd, buf, len);
+        e = errno;
+        if (w < 0 && e == EPIPE && !sigismember(&old, SIGPIPE))
+                while (sigtimedwait(&pipe, NULL, &zero) > 0)
+                        ;
+        (void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+        errno = e;
+        return w;
+}
+
 static void close_fd(int *fd)
 {
         if (*fd >= 0)
@@ -134,13 +157,17 @@ static void close_fd(int *fd)
  * already killed cannot keep them open longer).  Every poll is bounded.
  */
 static void pump(sbx_child *child, int in_fd, const char *in, size_t in_len, struct sink *out,
-                 struct sink *errs)
+                 struct sink *errs, atomic_int *cancel)
 {
         size_t in_off = 0;
-        int exited = 0;
+        int exited = 0, killed = 0;
         int64_t drain_until = 0;
 
         for (;;) {
+                if (!exited && !killed && atomic_load(cancel)) {
+                        (void) sbx_child_kill(child, SIGKILL, NULL);
+                        killed = 1;
+                }
                 struct pollfd pf[4];
                 nfds_t n = 0;
                 int ix_in = -1, ix_out = -1, ix_err = -1, ix_child = -1, done = 0, st;
@@ -172,7 +199,8 @@ static void pump(sbx_child *child, int in_fd, const char *in, size_t in_len, str
                         if (pf[ix_in].revents & (POLLERR | POLLHUP)) {
                                 close_fd(&in_fd);
                         } else {
-                                ssize_t w = write(in_fd, in + in_off, in_len - in_off);
+                                ssize_t w = write_nosigpipe(in_fd, in + in_off,
+                                                            in_len - in_off);
 
                                 if (w > 0)
                                         in_off += (size_t) w;
@@ -246,8 +274,11 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, registered = 0;
         int net_allow = 0, cmd_allow = 0, st = 0;
         size_t n_w = 0;
+        sbx_error own_err;
         sbx_code r;
 
+        if (err == NULL)
+                err = &own_err;         /* the spawn's errno decides a code below */
         if (ex == NULL || o == NULL || res == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex, opts and res must not be NULL",
                                  fn);
@@ -309,7 +340,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 me.ex = ex;
                 me.child = NULL;
                 me.execution_id = o->execution_id;
-                me.cancelled = 0;
+                atomic_init(&me.cancelled, 0);
                 me.next = s->running;
                 s->running = &me;
                 s->n_running++;
@@ -356,8 +387,8 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 goto out;
         (void) pthread_mutex_lock(&s->lock);
         me.child = child;
-        if (me.cancelled || s->closed)          /* cancelled while it started */
-                (void) sbx_child_kill(child, SIGKILL, NULL);
+        if (s->closed)                          /* closed while it started */
+                atomic_store(&me.cancelled, 1);
         (void) pthread_mutex_unlock(&s->lock);
 
         out.fd = po[0];
@@ -365,7 +396,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         errs.fd = pe[0];
         errs.limit = out.limit;
         po[0] = pe[0] = -1;
-        pump(child, pi[1], o->stdin_data, o->stdin_len, &out, &errs);
+        pump(child, pi[1], o->stdin_data, o->stdin_len, &out, &errs, &me.cancelled);
         pi[1] = -1;
         close_fd(&out.fd);
         close_fd(&errs.fd);
@@ -377,9 +408,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
         res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
         res->timed_out = sbx_child_timed_out(child);
-        (void) pthread_mutex_lock(&s->lock);
-        res->cancelled = me.cancelled;
-        (void) pthread_mutex_unlock(&s->lock);
+        res->cancelled = atomic_load(&me.cancelled);
         if (res->timed_out || res->cancelled) {
                 /* We killed the tree: say so, whatever status its init
                  * reported (128 + SIGKILL on the native rungs). */
@@ -419,7 +448,7 @@ out:
                 struct sbx__running **pp;
 
                 (void) pthread_mutex_lock(&s->lock);
-                res->cancelled = me.cancelled;
+                res->cancelled = res->version != 0 ? atomic_load(&me.cancelled) : 0;
                 for (pp = &s->running; *pp != NULL; pp = &(*pp)->next)
                         if (*pp == &me) {
                                 *pp = me.next;
@@ -466,9 +495,7 @@ sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id, sbx_err
                 if (execution_id != NULL &&
                     (run->execution_id == NULL || strcmp(run->execution_id, execution_id) != 0))
                         continue;
-                run->cancelled = 1;
-                if (run->child != NULL)
-                        (void) sbx_child_kill(run->child, SIGKILL, NULL);
+                atomic_store(&run->cancelled, 1);       /* its thread kills the tree */
         }
         (void) pthread_mutex_unlock(&s->lock);
         return SBX_OK;

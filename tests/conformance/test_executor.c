@@ -604,6 +604,85 @@ static void test_executor__combined_approval(void **state)
         fx_done(f);
 }
 
+/* A write grant on a Gated-write root keeps what every writable root
+ * keeps: its .git read-only, no grant for a path inside it; and two sets
+ * sharing a scratch root do not see each other's directories. */
+static void test_executor__grants_keep_git_and_sets_apart(void **state)
+{
+        struct fx *f = *state;
+        size_t b;
+
+        fx_populate(f);
+        for (b = 0; b < N_BACKENDS; b++) {
+                char git[PATH_MAX], config[PATH_MAX], cmd[PATH_MAX * 2 + 64], scope[PATH_MAX + 8];
+                char tok[SBX_GRANT_TOKEN_SIZE], buf[64] = { 0 }, mark[PATH_MAX];
+                const char *toks[1] = { tok };
+                sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+                sbx_profile *base, *p;
+                sbx_executor_set *s, *s2;
+                sbx_executor *a, *x;
+                sbx_run_result r;
+                sbx_error e = { 0, 0, { 0 } };
+
+                if (!selected(f, b))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "gated workspace");
+                join(git, f->ws, ".git");
+                join(config, git, "config");
+                rm_tree(git);
+                assert_int_equal(mkdir(git, 0755), 0);
+                assert_int_equal(write_file(config, ORIGINAL, 0644), 0);
+                join(mark, f->ws, "granted");
+                (void) unlink(mark);
+                base = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                assert_int_equal(sbx_profile_config_get(base, &cfg, &e), SBX_OK);
+                cfg.workspace_write = SBX_ACCESS_GATED;
+                assert_int_equal(sbx_profile_new(&cfg, &p, &e), SBX_OK);
+                sbx_profile_free(base);
+                s = new_set(f, p, BACKENDS[b], 1);
+                a = get(s, "a");
+                snprintf(cmd, sizeof(cmd), "echo planted >> '%s'; echo x > '%s'", config, mark);
+                snprintf(scope, sizeof(scope), "tree:%s", f->ws);
+                assert_int_equal(grant(a, "g1", cmd, "filesystem.write", scope,
+                                       SBX_GRANT_CLASS_FS_TREE_WRITE, f->ws, tok, &e), SBX_OK);
+                CHECK(f, run_sh(f, a, cmd, "g1", toks, 1, &r, &e) == SBX_OK,
+                      "the tree grant's run: %s", e.message);
+                if (r.version != 0)
+                        sbx_run_result_free(&r);
+                CHECK(f, exists(mark), "the tree grant did not open the workspace");
+                CHECK(f, read_file(config, buf, sizeof(buf)) > 0 && strcmp(buf, ORIGINAL) == 0,
+                      "a tree grant let the command write .git/config (now \"%s\")", buf);
+                CHECK(f, grant(a, "g2", cmd, "filesystem.write", config,
+                               SBX_GRANT_CLASS_FS_PATH_WRITE, config, tok, &e) == SBX_E_GRANT_DENIED,
+                      "a path grant for .git/config: %s", e.message);
+
+                /* a second set on the same scratch root */
+                s2 = new_set(f, p, BACKENDS[b], 1);
+                x = get(s2, "x");
+                assert_int_equal(run_sh(f, a, "echo mine > \"$HOME/key\"; echo \"$HOME\"", NULL,
+                                        NULL, 0, &r, &e), SBX_OK);
+                {
+                        char key[PATH_MAX + 8], *nl = strchr(r.out, '\n');
+
+                        if (nl != NULL)
+                                *nl = '\0';
+                        snprintf(key, sizeof(key), "%s/key", r.out);
+                        sbx_run_result_free(&r);
+                        CHECK(f, exists(key), "the first set's HOME/key is missing");
+                        snprintf(cmd, sizeof(cmd), "cat '%s'", key);
+                        assert_int_equal(run_sh(f, x, cmd, NULL, NULL, 0, &r, &e), SBX_OK);
+                        CHECK(f, strstr(r.out, "mine") == NULL, "another set read %s", key);
+                        sbx_run_result_free(&r);
+                }
+                sbx_executor_set_free(s2);
+                sbx_executor_set_free(s);
+                sbx_profile_free(p);
+                rm_tree(git);
+                (void) unlink(mark);
+        }
+        fx_done(f);
+}
+
 static void test_executor__network_broad(void **state)
 {
         struct fx *f = *state;
@@ -936,6 +1015,7 @@ int main(void)
                 T(test_executor__gated_command),
                 T(test_executor__filesystem_grants),
                 T(test_executor__combined_approval),
+                T(test_executor__grants_keep_git_and_sets_apart),
                 T(test_executor__network_broad),
                 T(test_executor__grant_race),
                 T(test_executor__close),
