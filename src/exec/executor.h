@@ -101,6 +101,10 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
                           const char *execution_id, const char *command, const char *cwd,
                           int need_cmd, struct sbx__widen **w, size_t *n_w, int *net_allow,
                           int *cmd_allow, sbx_error *err);
+/* grant.c: give the tokens back after a spawn that failed before the
+ * command ran (set->lock held); a token the spawn refused as changed is
+ * not given back by the caller. */
+void sbx__grants_restore(struct sbx_executor *ex, const char *const *tokens, size_t n);
 /* grant.c: free every record (revocation). */
 void sbx__grants_clear(struct sbx_executor *ex);
 

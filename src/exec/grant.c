@@ -605,3 +605,15 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
         *n_w = k;
         return SBX_OK;
 }
+
+void sbx__grants_restore(struct sbx_executor *ex, const char *const *tokens, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                struct sbx__grant *g = tokens[i] != NULL ? grant_find(ex, tokens[i]) : NULL;
+
+                if (g != NULL)
+                        g->used = 0;
+        }
+}

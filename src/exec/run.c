@@ -272,7 +272,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         const char **argv = NULL;
         int32_t access = SBX_ACCESS_DENY;
         int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, registered = 0;
-        int net_allow = 0, cmd_allow = 0, st = 0;
+        int net_allow = 0, cmd_allow = 0, st = 0, spent = 0, started = 0;
         size_t n_w = 0;
         sbx_error own_err;
         sbx_code r;
@@ -325,6 +325,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         }
         r = sbx__grants_take(ex, o->tokens, o->n_tokens, o->execution_id, command, cwd,
                              access == SBX_ACCESS_GATED, &w, &n_w, &net_allow, &cmd_allow, err);
+        spent = r == SBX_OK && o->n_tokens > 0;
         if (r == SBX_OK) {
                 /* The plan of this one run (the records' strings are
                  * copied while the lock holds them). */
@@ -385,6 +386,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         }
         if (r != SBX_OK)
                 goto out;
+        started = 1;
         (void) pthread_mutex_lock(&s->lock);
         me.child = child;
         if (s->closed)                          /* closed while it started */
@@ -444,6 +446,14 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 }
         }
 out:
+        if (spent && !started && r != SBX_E_GRANT_TARGET_CHANGED) {
+                /* The command never ran: its tokens are not spent.  A
+                 * changed target stays refused (it is not given back). */
+                (void) pthread_mutex_lock(&s->lock);
+                if (!s->closed)
+                        sbx__grants_restore(ex, o->tokens, o->n_tokens);
+                (void) pthread_mutex_unlock(&s->lock);
+        }
         if (registered) {
                 struct sbx__running **pp;
 

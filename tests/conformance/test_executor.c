@@ -423,6 +423,28 @@ static void test_executor__gated_command(void **state)
                 toks[0] = tok2;
                 CHECK(f, run_sh(f, a, cmd, "x4", toks, 1, &r, &e) == SBX_E_GRANT_EXPIRED &&
                       !exists(P(f->ws, "ran")), "an expired token: %s", e.message);
+                /* a spawn that fails before the command runs gives its
+                 * token back: the next try gets the same answer, not a
+                 * replay */
+                {
+                        const char *argv[] = { "sbx-no-such-command", NULL };
+                        sbx_run_options o = SBX_RUN_OPTIONS_INIT;
+                        int k;
+
+                        assert_int_equal(grant(a, "x6", "'sbx-no-such-command'", "command.execute",
+                                               "'sbx-no-such-command'",
+                                               SBX_GRANT_CLASS_COMMAND_START,
+                                               "'sbx-no-such-command'", tok, &e), SBX_OK);
+                        toks[0] = tok;
+                        o.argv = argv;
+                        o.execution_id = "x6";
+                        o.tokens = toks;
+                        o.n_tokens = 1;
+                        o.envp = f->envp;
+                        for (k = 0; k < 2; k++)
+                                CHECK(f, sbx_executor_run(a, &o, &r, &e) == SBX_E_NOT_FOUND,
+                                      "try %d of a missing command: %s", k, e.message);
+                }
                 /* mint checks: the class must fit the kind and scope */
                 CHECK(f, grant(a, "x5", cmd, "command.execute", "other", SBX_GRANT_CLASS_COMMAND_START,
                                cmd, tok, &e) != SBX_OK, "a command grant for another scope");
