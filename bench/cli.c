@@ -27,7 +27,6 @@
 
 #include "bench.h"
 
-extern char **environ;
 
 #define WARMUP 5
 

@@ -32,7 +32,6 @@
 
 #include "bench.h"
 
-extern char **environ;
 
 #define N_RUNNERS 3                     /* bare, native, landlock */
 #define WARM_UP   5
@@ -50,15 +49,8 @@ struct runner {
 static int run_bare(void)
 {
         char *const argv[] = { "/bin/true", NULL };
-        pid_t pid;
-        int st;
 
-        if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
-                return -1;
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return -1;
-        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+        return run_argv(argv);
 }
 
 static int run_executor(struct runner *r)

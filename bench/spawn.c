@@ -23,20 +23,6 @@
 
 #include "bench.h"
 
-extern char **environ;
-
-static int run_argv(char *const argv[])
-{
-        pid_t pid;
-        int st;
-
-        if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
-                return -1;
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return -1;
-        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
 
 static char *bwrap_path(void)
 {
