@@ -27,6 +27,8 @@ check paths   'session|profile|compile|backend|linux|darwin|windows|exec|net'
 check session 'profile|compile|backend|linux|darwin|windows|exec|net'
 check profile 'session|compile|backend|linux|darwin|windows|exec|net'
 check compile 'session|backend|linux|darwin|windows|exec|net'
+# net (the egress proxy) uses the portable layers below it; exec uses net.
+check net     'session|compile|backend|linux|darwin|windows|exec'
 # OS backends implement backend/backend.h (the interface) and never reach
 # up into the table or the exec layer.
 for os in linux darwin windows; do
@@ -41,7 +43,7 @@ for os in linux darwin windows; do
 done
 check backend 'exec|net'
 # No portable layer includes an OS backend's header.
-for l in core policy paths session profile compile exec; do
+for l in core policy paths session profile compile net exec; do
         for f in "$root"/src/"$l"/*.[ch]; do
                 [ -e "$f" ] || continue
                 if grep -nE '#include "(linux|darwin|windows)/' "$f"; then
