@@ -703,7 +703,9 @@ SBX_API const char *sbx_guarantee_name(uint32_t bit);
 
 typedef enum sbx_enforcement {
         SBX_ENFORCEMENT_NONE    = 0,    /* nothing enforced (unconfined, or not run) */
-        SBX_ENFORCEMENT_PARTIAL = 1,    /* some required guarantee is missing */
+        SBX_ENFORCEMENT_PARTIAL = 1,    /* some required guarantee is missing, or (Windows)
+                                         * a layer of the backend could not be applied,
+                                         * the restricted token (docs/windows.md) */
         SBX_ENFORCEMENT_FULL    = 2     /* every required guarantee achieved */
 } sbx_enforcement;
 
@@ -770,7 +772,12 @@ typedef enum sbx_backend_id {
         SBX_BACKEND_NATIVE      = 1,    /* "native": rung 1 */
         SBX_BACKEND_LANDLOCK    = 2,    /* "landlock": rung 2 */
         SBX_BACKEND_BWRAP       = 3,    /* "bwrap": the external bubblewrap runner */
-        SBX_BACKEND_UNAVAILABLE = 4     /* "unavailable": always SBX_E_SANDBOX_UNAVAILABLE */
+        SBX_BACKEND_UNAVAILABLE = 4,    /* "unavailable": always SBX_E_SANDBOX_UNAVAILABLE */
+        SBX_BACKEND_SEATBELT    = 5,    /* "seatbelt": macOS sandbox-exec (Apple builds
+                                         * only; unverified, docs/seatbelt.md) */
+        SBX_BACKEND_WINDOWS     = 6     /* "windows": restricted token + job object +
+                                         * ACLs (Windows builds only; unverified,
+                                         * docs/windows.md) */
 } sbx_backend_id;
 
 SBX_API const char *sbx_backend_name(int32_t backend);
@@ -1069,11 +1076,17 @@ SBX_API sbx_code sbx_plan_denial(const sbx_plan *plan, int32_t backend, const ch
 typedef struct sbx_executor_set sbx_executor_set;
 typedef struct sbx_executor sbx_executor;
 
-/* Windows options (accepted and ignored off Windows). */
+/* Windows options (checked, and otherwise ignored off Windows): which tier
+ * of the Windows backend runs commands (docs/windows.md). */
 typedef enum sbx_windows_mode {
-        SBX_WINDOWS_AUTO             = 0,
-        SBX_WINDOWS_RESTRICTED_TOKEN = 1,
-        SBX_WINDOWS_ELEVATED         = 2
+        SBX_WINDOWS_AUTO             = 0,   /* elevated when the profile needs more than
+                                             * the restricted tier and setup is ready;
+                                             * restricted only when setup is absent,
+                                             * never when it is stale */
+        SBX_WINDOWS_RESTRICTED_TOKEN = 1,   /* restricted token + job + ACLs: claims
+                                             * env-scrub only */
+        SBX_WINDOWS_ELEVATED         = 2    /* the installed broker; never falls back
+                                             * (not ready in this version) */
 } sbx_windows_mode;
 
 typedef struct sbx_executor_set_options {
@@ -1086,12 +1099,74 @@ typedef struct sbx_executor_set_options {
                                          * negative is SBX_E_INVALID */
         int32_t  backend;               /* SBX_BACKEND_AUTO, NATIVE or LANDLOCK */
         int32_t  windows_mode;          /* sbx_windows_mode */
-        const char *windows_state_root; /* NULL */
+        const char *windows_state_root; /* NULL, or the state_root of an elevated
+                                         * setup (sbx_windows_inspect); a canonical
+                                         * local drive path (docs/windows.md) */
 } sbx_executor_set_options;
 #define SBX_EXECUTOR_SET_OPTIONS_VERSION 1u
 #define SBX_EXECUTOR_SET_OPTIONS_INIT \
         { SBX_EXECUTOR_SET_OPTIONS_VERSION, NULL, 0, 0, SBX_BACKEND_AUTO, SBX_WINDOWS_AUTO, NULL }
 SBX_API void sbx_executor_set_options_init(sbx_executor_set_options *opts);
+
+/*
+ * The elevated Windows tier's lifecycle (seed 003's Setup / Inspect /
+ * Remove).  Every path is a canonical local drive path ("C:\...", checked
+ * by the Windows path rules).  The tier is NOT READY in this version: it
+ * has not been run on a real Windows machine, so sbx_windows_setup installs
+ * nothing and fails, sbx_windows_inspect always reports ready = 0 and
+ * sbx_windows_remove has nothing to remove (docs/windows.md).
+ */
+typedef struct sbx_windows_setup_config {
+        uint32_t version;               /* SBX_WINDOWS_SETUP_CONFIG_VERSION */
+        const char *installation_id;    /* required: 1..64 of [A-Za-z0-9._-] */
+        const char *state_root;         /* required: where the installation's state lives */
+        const char *host_binary;        /* setup: the broker host executable */
+        const char *runtime_evidence_path; /* setup: the reviewed runtime evidence */
+        const uint16_t *proxy_ports;    /* loopback proxy ports the broker owns */
+        size_t   n_proxy_ports;         /* at most 16 */
+} sbx_windows_setup_config;
+#define SBX_WINDOWS_SETUP_CONFIG_VERSION 1u
+#define SBX_WINDOWS_SETUP_CONFIG_INIT \
+        { SBX_WINDOWS_SETUP_CONFIG_VERSION, NULL, NULL, NULL, NULL, NULL, 0 }
+/* Fill *cfg as SBX_WINDOWS_SETUP_CONFIG_INIT does (for binding generators);
+ * NULL is ignored.  Since: 0.2. */
+SBX_API void sbx_windows_setup_config_init(sbx_windows_setup_config *cfg);
+
+typedef struct sbx_windows_status {
+        uint32_t version;               /* SBX_WINDOWS_STATUS_VERSION */
+        int32_t  ready;                 /* 1: the elevated tier can run commands */
+        int32_t  installed;             /* 1: installation state exists at state_root */
+        int32_t  reserved;              /* 0 */
+        char     reason[SBX_ERROR_SIZE];/* why not ready, or "" */
+} sbx_windows_status;
+#define SBX_WINDOWS_STATUS_VERSION 1u
+#define SBX_WINDOWS_STATUS_INIT { SBX_WINDOWS_STATUS_VERSION, 0, 0, 0, { 0 } }
+/* Fill *status as SBX_WINDOWS_STATUS_INIT does; NULL is ignored.  Since: 0.2. */
+SBX_API void sbx_windows_status_init(sbx_windows_status *status);
+
+/*
+ * Install the elevated tier (run elevated).  Checks cfg, then, in this
+ * version, installs nothing and returns SBX_E_SANDBOX_UNAVAILABLE ("not
+ * ready: unverified on real Windows").  Errors: SBX_E_INVALID, SBX_E_RANGE,
+ * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_UNSUPPORTED (not a Windows build).
+ * Thread-safety: safe.  Since: 0.2.
+ */
+SBX_API sbx_code sbx_windows_setup(const sbx_windows_setup_config *cfg, sbx_error *err);
+/*
+ * Whether the elevated tier is ready (out->version must be
+ * SBX_WINDOWS_STATUS_VERSION).  In this version SBX_OK with ready = 0 and
+ * the reason.  Errors: SBX_E_INVALID, SBX_E_RANGE, SBX_E_UNSUPPORTED (not
+ * a Windows build).  Thread-safety: safe.  Since: 0.2.
+ */
+SBX_API sbx_code sbx_windows_inspect(const sbx_windows_setup_config *cfg,
+                                     sbx_windows_status *out, sbx_error *err);
+/*
+ * Remove the elevated tier (run elevated).  This version never installs
+ * anything, so it removes nothing: SBX_OK once cfg checks out.  Errors:
+ * SBX_E_INVALID, SBX_E_RANGE, SBX_E_UNSUPPORTED (not a Windows build).
+ * Thread-safety: safe.  Since: 0.2.
+ */
+SBX_API sbx_code sbx_windows_remove(const sbx_windows_setup_config *cfg, sbx_error *err);
 
 /* A set for profile (copied).  An unconfined profile needs its ack (as for
  * sbx_profile_new) and runs directly.  Errors: SBX_E_INVALID,

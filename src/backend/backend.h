@@ -15,6 +15,8 @@
 #include "core/internal.h"
 #include "compile/plan_internal.h"
 
+struct sbx__warm;
+
 struct sbx_backend {
         int32_t     id;                 /* sbx_backend_id */
         const char *name;               /* "native", "landlock", "bwrap", "unavailable" */
@@ -49,6 +51,21 @@ struct sbx_backend {
          * spawn left on the host, close the pollable descriptor. */
         void      (*release)(sbx_child *child);
         const char *const *denial_signatures;   /* NULL-terminated */
+        /* A warm executor (optional; NULL where the backend has none): a
+         * zygote confined once under plan, whose commands each start as
+         * a fork of it (docs/executors.md "Warm executors").  warm_start:
+         * opts gives the environment whose HOME is hidden; no limits.
+         * warm_spawn: argv under exactly the plan the zygote holds (the
+         * caller checked that); SBX_E_SANDBOX_UNAVAILABLE with errno ESRCH
+         * means the zygote is gone and the command was not started.
+         * warm_stop: ends the zygote (after its command, if any, was
+         * killed and reaped) and frees w. */
+        sbx_code  (*warm_start)(const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                                struct sbx__warm **out, sbx_error *err);
+        sbx_code  (*warm_spawn)(struct sbx__warm *w, const struct sbx_plan *plan,
+                                const char *const *argv, const sbx_spawn_options *opts,
+                                sbx_child **out, sbx_error *err);
+        void      (*warm_stop)(struct sbx__warm *w);
 };
 
 /* The backend for id (never NULL for a valid id; NULL otherwise). */
@@ -93,6 +110,7 @@ struct sbx_child {
         uint64_t pids_max;
         int32_t  memory_kind;
         int32_t  pids_kind;
+        struct sbx__warm *warm; /* a warm executor's command: its zygote */
 };
 
 /* Allocate a zeroed child (pid -1, pidfd -1); NULL on ENOMEM. */
@@ -114,6 +132,14 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
 int sbx__linux_child_wait(sbx_child *child, int timeout_ms, int *status);
 int sbx__linux_child_kill(sbx_child *child, int sig);
 void sbx__linux_child_release(sbx_child *child);
+sbx_code sbx__native_warm_start(const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                                struct sbx__warm **out, sbx_error *err);
+sbx_code sbx__landlock_warm_start(const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                                  struct sbx__warm **out, sbx_error *err);
+sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
+                         const char *const *argv, const sbx_spawn_options *opts,
+                         sbx_child **out, sbx_error *err);
+void sbx__warm_stop(struct sbx__warm *w);
 sbx_code sbx__runner_confine_native(const struct sbx_plan *plan, const sbx_profile *profile,
                                     const char *runner, const char *const *argv,
                                     char ***argv_out, sbx_error *err);

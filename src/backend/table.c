@@ -104,7 +104,7 @@ static const struct sbx_backend backend_unavailable = {
         SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_probe,
         unavailable_guarantees, unavailable_guarantees,
         unavailable_confine, unavailable_spawn, unavailable_wait, unavailable_kill,
-        unavailable_release, no_denials,
+        unavailable_release, no_denials, NULL, NULL, NULL,
 };
 
 #if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
@@ -119,6 +119,7 @@ static const struct sbx_backend backend_native = {
         sbx__native_guarantees, sbx__native_guarantees,
         sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
+        sbx__native_warm_start, sbx__warm_spawn, sbx__warm_stop,
 };
 
 static const struct sbx_backend backend_landlock = {
@@ -126,13 +127,14 @@ static const struct sbx_backend backend_landlock = {
         sbx__landlock_guarantees, sbx__landlock_guarantees,
         sbx__runner_confine_landlock, sbx__landlock_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
+        sbx__landlock_warm_start, sbx__warm_spawn, sbx__warm_stop,
 };
 
 static const struct sbx_backend backend_bwrap = {
         SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_probe,
         sbx__bwrap_guarantees, sbx__bwrap_confine_guarantees,
         sbx__bwrap_confine, sbx__bwrap_spawn, sbx__linux_child_wait,
-        sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
+        sbx__linux_child_kill, sbx__linux_child_release, linux_denials, NULL, NULL, NULL,
 };
 
 /* Direct (unconfined, acknowledged) plans: not a sandbox, never chosen by
@@ -141,7 +143,7 @@ static const struct sbx_backend backend_direct = {
         SBX_BACKEND_AUTO, "direct", unavailable_probe, unavailable_probe,
         unavailable_guarantees, unavailable_guarantees,
         unavailable_confine, sbx__direct_spawn, sbx__linux_child_wait,
-        sbx__linux_child_kill, sbx__linux_child_release, no_denials,
+        sbx__linux_child_kill, sbx__linux_child_release, no_denials, NULL, NULL, NULL,
 };
 #endif
 

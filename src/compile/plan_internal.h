@@ -177,6 +177,11 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                     int network_allow, int command_allow, const char *scratch_dir,
                     struct sbx_plan **out);
 
+/* 1 if a and b confine alike: every field a backend enforces is equal
+ * (the command's access, which only admission reads, is not compared).
+ * Pure. */
+int sbx__plan_same(const struct sbx_plan *a, const struct sbx_plan *b);
+
 /* A copy of `in` that also sets env (n "NAME=VALUE" entries, checked by
  * the caller) in the command's environment.  0 or -ENOMEM.  Pure. */
 int sbx__plan_env_set(const struct sbx_plan *in, const char *const *env, size_t n,

@@ -286,3 +286,35 @@ int sbx__plan_env_set(const struct sbx_plan *in, const char *const *env, size_t 
         *out = plan;
         return 0;
 }
+
+static int str_same(const char *a, const char *b)
+{
+        return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+int sbx__plan_same(const struct sbx_plan *a, const struct sbx_plan *b)
+{
+        size_t i;
+
+        if (a->direct != b->direct || a->network != b->network || a->home != b->home ||
+            a->tmpdir != b->tmpdir || a->env_passthrough != b->env_passthrough ||
+            a->required != b->required || a->protects_git != b->protects_git ||
+            a->accept_unprotected_git != b->accept_unprotected_git ||
+            a->n_rules != b->n_rules || a->n_unix_sockets != b->n_unix_sockets ||
+            a->n_env_set != b->n_env_set || !str_same(a->workspace_root, b->workspace_root) ||
+            !str_same(a->scratch_dir, b->scratch_dir))
+                return 0;
+        for (i = 0; i < a->n_rules; i++)
+                if (a->rules[i].access != b->rules[i].access ||
+                    a->rules[i].scope != b->rules[i].scope ||
+                    a->rules[i].origin != b->rules[i].origin ||
+                    strcmp(a->rules[i].path, b->rules[i].path) != 0)
+                        return 0;
+        for (i = 0; i < a->n_unix_sockets; i++)
+                if (strcmp(a->unix_sockets[i], b->unix_sockets[i]) != 0)
+                        return 0;
+        for (i = 0; i < a->n_env_set; i++)
+                if (strcmp(a->env_set[i], b->env_set[i]) != 0)
+                        return 0;
+        return 1;
+}

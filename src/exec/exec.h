@@ -33,6 +33,33 @@ sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out
 sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char *fn,
                                       sbx_spawn_options *out, sbx_error *err);
 
+/*
+ * A warm executor's zygote and what it holds (spawn.c; docs/executors.md
+ * "Warm executors").  Owned by one executor; the caller serialises every
+ * use (one run at a time per slot).
+ */
+struct sbx__warm;
+struct sbx__warm_slot {
+        struct sbx__warm *warm;         /* NULL: none running */
+        int32_t  backend;               /* the row that started it */
+        sbx_plan *plan;                 /* the plan it holds (git locations found) */
+        uint64_t root_dev, root_ino;    /* its workspace root when it started */
+        int      off;                   /* no zygote could be started: cold runs only */
+};
+
+/*
+ * sbx_spawn for an executor's run: the same option checks and the one
+ * admission check, then a command of the slot's zygote when it holds
+ * exactly this run's plan (started, or restarted, here), otherwise --
+ * limits, extra fds, env_set, a backend without zygotes, a zygote that
+ * cannot start -- a cold sbx_spawn.  opts->backend must be a concrete row.
+ */
+sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
+                         const char *const *argv, const sbx_spawn_options *opts,
+                         sbx_child **out, sbx_error *err);
+/* Stop the slot's zygote (its command, if any, is killed first). */
+void sbx__warm_slot_stop(struct sbx__warm_slot *slot);
+
 /* "read-boundary, network-deny" for the SBX_G_* bits of mask (confine.c). */
 void sbx__guarantee_names(uint32_t mask, char *buf, size_t bufsz);
 

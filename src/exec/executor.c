@@ -85,6 +85,8 @@ static void set_free(struct sbx_executor_set *s)
 
         for (i = 0; i < s->n_ex; i++) {
                 sbx__grants_clear(s->ex[i]);
+                sbx__warm_slot_stop(&s->ex[i]->warm);
+                (void) pthread_mutex_destroy(&s->ex[i]->warm_lock);
                 free(s->ex[i]->key);
                 free(s->ex[i]->dir);
                 free(s->ex[i]);
@@ -277,6 +279,7 @@ sbx_code sbx_executor_set_get(sbx_executor_set *s, const char *key, sbx_executor
                         goto undo;
                 }
         }
+        (void) pthread_mutex_init(&ex->warm_lock, NULL);
         ex->set = s;
         s->ex[s->n_ex++] = ex;
         *out = ex;
@@ -318,6 +321,13 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
                 (void) pthread_cond_wait(&s->idle, &s->lock);
         s->closed = 2;
         (void) pthread_mutex_unlock(&s->lock);
+        /* No run is left (a leaving one may still hold its zygote): the
+         * zygotes end, each reaped (bounded). */
+        for (i = 0; i < s->n_ex; i++) {
+                (void) pthread_mutex_lock(&s->ex[i]->warm_lock);
+                sbx__warm_slot_stop(&s->ex[i]->warm);
+                (void) pthread_mutex_unlock(&s->ex[i]->warm_lock);
+        }
         e = sbx__rm_rf(s->set_dir);
         if (e < 0)
                 return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,

@@ -64,6 +64,10 @@ struct sbx_executor {
         uint32_t *slots;
         size_t  n_slots;
         int64_t next_prune_ms;          /* no record is forgettable before */
+        /* The warm zygote (spawn.c), used by one run at a time: a run that
+         * finds it busy runs cold. */
+        pthread_mutex_t warm_lock;
+        struct sbx__warm_slot warm;
 };
 
 struct sbx_executor_set {

@@ -272,7 +272,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         const char **argv = NULL;
         int32_t access = SBX_ACCESS_DENY;
         int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, registered = 0;
-        int net_allow = 0, cmd_allow = 0, st = 0, spent = 0, started = 0;
+        int net_allow = 0, cmd_allow = 0, st = 0, spent = 0, started = 0, warm_locked = 0;
         size_t n_w = 0;
         sbx_error own_err;
         sbx_code r;
@@ -370,7 +370,16 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         so.stdout_fd = po[1];
         so.stderr_fd = pe[1];
         so.timeout_ms = o->timeout_ms;
-        r = sbx_spawn(plan, (const char *const *) argv, &so, &child, err);
+        /* Without a grant's widening the run's plan is the executor's
+         * own: its warm zygote runs it, unless another run has it now. */
+        if (n_w == 0 && !net_allow && !s->plan->direct &&
+            pthread_mutex_trylock(&ex->warm_lock) == 0) {
+                warm_locked = 1;
+                r = sbx__spawn_warm(&ex->warm, plan, (const char *const *) argv, &so, &child,
+                                    err);
+        } else {
+                r = sbx_spawn(plan, (const char *const *) argv, &so, &child, err);
+        }
         close_fd(&pi[0]);
         close_fd(&po[1]);
         close_fd(&pe[1]);
@@ -446,6 +455,13 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 }
         }
 out:
+        /* The child (and the zygote it may hold) first: a closing set
+         * stops the zygotes once no run is registered. */
+        if (child != NULL)
+                sbx_child_free(child);
+        child = NULL;
+        if (warm_locked)
+                (void) pthread_mutex_unlock(&ex->warm_lock);
         if (spent && !started && r != SBX_E_GRANT_TARGET_CHANGED) {
                 /* The command never ran: its tokens are not spent.  A
                  * changed target stays refused (it is not given back). */
@@ -468,8 +484,6 @@ out:
                 (void) pthread_cond_broadcast(&s->idle);
                 (void) pthread_mutex_unlock(&s->lock);
         }
-        if (child != NULL)
-                sbx_child_free(child);
         close_fd(&po[0]);
         close_fd(&po[1]);
         close_fd(&pe[0]);

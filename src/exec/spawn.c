@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend/backend.h"
 #include "exec/exec.h"
@@ -105,6 +106,26 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
 static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *o, sbx_child **out, sbx_error *err);
 
+/* A working directory the profile hides can never be entered: say so
+ * now, not as a failed setup step. */
+static sbx_code check_cwd(const sbx_plan *plan, const sbx_spawn_options *o, const char *fn,
+                          sbx_error *err)
+{
+        const char *cwd = o->cwd != NULL ? o->cwd : plan->workspace_root;
+        const struct sbx_plan_fs_rule *rule;
+
+        if (plan->direct)
+                return SBX_OK;
+        rule = sbx__plan_rule_for(plan, cwd);
+        if (rule == NULL || (rule->access & SBX__FS_READ) == 0)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "%s: the working directory \"%.200s\"%s is not readable under "
+                                 "this profile, so nothing can run there; pass a cwd the "
+                                 "profile can read", fn, cwd,
+                                 o->cwd != NULL ? "" : " (the workspace root)");
+        return SBX_OK;
+}
+
 sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spawn_options *opts,
                    sbx_child **out, sbx_error *err)
 {
@@ -156,19 +177,9 @@ static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
         int64_t t0;
 
         o = *opts;
-        /* A working directory the profile hides can never be entered: say
-         * so now, not as a failed setup step. */
-        if (!plan->direct) {
-                const char *cwd = o.cwd != NULL ? o.cwd : plan->workspace_root;
-                const struct sbx_plan_fs_rule *rule = sbx__plan_rule_for(plan, cwd);
-
-                if (rule == NULL || (rule->access & SBX__FS_READ) == 0)
-                        return sbx__fail(err, SBX_E_INVALID, 0,
-                                         "%s: the working directory \"%.200s\"%s is not "
-                                         "readable under this profile, so nothing can run "
-                                         "there; pass a cwd the profile can read",
-                                         fn, cwd, o.cwd != NULL ? "" : " (the workspace root)");
-        }
+        r = check_cwd(plan, &o, fn, err);
+        if (r != SBX_OK)
+                return r;
 
         if (plan->direct) {
                 be = sbx__backend_direct();
@@ -222,4 +233,130 @@ static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
                 child->deadline_ms = t0 + (int64_t) o.timeout_ms;
         *out = child;
         return SBX_OK;
+}
+
+/* ------------------------------------------------------ warm executors */
+
+void sbx__warm_slot_stop(struct sbx__warm_slot *slot)
+{
+        const struct sbx_backend *be = sbx__backend_get(slot->backend);
+
+        if (slot->warm != NULL && be != NULL && be->warm_stop != NULL)
+                be->warm_stop(slot->warm);
+        slot->warm = NULL;
+        sbx_plan_free(slot->plan);
+        slot->plan = NULL;
+}
+
+/* The workspace root's identity: a zygote holds the directory it bound or
+ * ruled when it started, so a root replaced since needs a new one. */
+static int root_id(const sbx_plan *plan, uint64_t *dev, uint64_t *ino)
+{
+        struct stat st;
+
+        if (stat(plan->workspace_root, &st) < 0)
+                return -errno;
+        *dev = (uint64_t) st.st_dev;
+        *ino = (uint64_t) st.st_ino;
+        return 0;
+}
+
+sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
+                         const char *const *argv, const sbx_spawn_options *opts,
+                         sbx_child **out, sbx_error *err)
+{
+        const char *fn = "sbx_spawn";
+        const struct sbx_backend *be;
+        sbx_spawn_options o;
+        sbx_plan *found = NULL;
+        const sbx_plan *use = plan;
+        sbx_child *child = NULL;
+        uint64_t dev = 0, ino = 0;
+        uint32_t achieved;
+        sbx_error we;
+        int64_t t0;
+        sbx_code r;
+
+        if (plan == NULL || argv == NULL || argv[0] == NULL || argv[0][0] == '\0' || out == NULL)
+                return sbx_spawn(plan, argv, opts, out, err);
+        r = sbx__spawn_options_normalize(opts, fn, &o, err);
+        if (r != SBX_OK)
+                return r;
+        r = sbx__admit(plan, fn, err);
+        if (r != SBX_OK)
+                return r;
+        be = sbx__backend_get(o.backend);
+        if (plan->direct || slot->off || be == NULL || be->warm_start == NULL ||
+            o.n_env_set > 0 || o.memory_max > 0 || o.pids_max > 0 || o.n_keep_fds > 0)
+                return sbx_spawn(plan, argv, opts, out, err);
+        /* The git locations on disk now, as a cold spawn finds them. */
+        if (plan->protects_git) {
+                r = sbx__plan_discover(plan, fn, &found, err);
+                if (r != SBX_OK)
+                        return r;
+                use = found;
+        }
+        r = check_cwd(use, &o, fn, err);
+        if (r != SBX_OK)
+                goto out;
+        achieved = be->guarantees(use);
+        if ((achieved & use->required) != use->required) {
+                char names[SBX_ERROR_SIZE];
+
+                sbx__guarantee_names(use->required & ~achieved, names, sizeof(names));
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: the %s backend cannot "
+                              "enforce the required %s; refusing to run less confined", fn,
+                              be->name, names);
+                goto out;
+        }
+        /* The zygote must hold exactly this run's confinement. */
+        if (root_id(use, &dev, &ino) < 0) {
+                sbx__warm_slot_stop(slot);
+                r = spawn_plan(use, argv, &o, out, err);
+                goto out;
+        }
+        if (slot->warm != NULL && (slot->backend != o.backend || !sbx__plan_same(slot->plan, use) ||
+                                   slot->root_dev != dev || slot->root_ino != ino))
+                sbx__warm_slot_stop(slot);
+        if (slot->warm == NULL) {
+                sbx_error ignored;
+
+                if (be->probe(&ignored) != SBX_OK ||
+                    sbx__plan_widen(use, NULL, 0, 0, 0, NULL, &slot->plan) < 0 ||
+                    be->warm_start(use, &o, &slot->warm, &ignored) != SBX_OK) {
+                        /* No zygote here: this executor runs cold, and the
+                         * cold spawn says what is wrong, if anything. */
+                        sbx_plan_free(slot->plan);
+                        slot->plan = NULL;
+                        slot->warm = NULL;
+                        slot->off = 1;
+                        r = spawn_plan(use, argv, &o, out, err);
+                        goto out;
+                }
+                slot->backend = o.backend;
+                slot->root_dev = dev;
+                slot->root_ino = ino;
+        }
+        t0 = sbx__now_ms();
+        r = be->warm_spawn(slot->warm, use, argv, &o, &child, &we);
+        if (r == SBX_E_SANDBOX_UNAVAILABLE && (we.sys_errno == ESRCH || we.sys_errno == ESTALE)) {
+                /* Not started: the zygote is gone (ESRCH), or this run
+                 * does not fit it (ESTALE: another HOME, too large). */
+                if (we.sys_errno == ESRCH)
+                        sbx__warm_slot_stop(slot);
+                r = spawn_plan(use, argv, &o, out, err);
+                goto out;
+        }
+        if (r != SBX_OK) {
+                if (err != NULL)
+                        *err = we;
+                goto out;
+        }
+        child->be = be;
+        if (o.timeout_ms > 0)
+                child->deadline_ms = t0 + (int64_t) o.timeout_ms;
+        *out = child;
+out:
+        sbx_plan_free(found);
+        return r;
 }

@@ -216,7 +216,8 @@ static void exec_command(struct sbx__prep *p)
         /* The deny list is the command's, not the init's or monitor's: the
          * supervisor reads the caller's memory (process_vm_readv), which
          * the list refuses. */
-        if (sbx__child_at(&p->ch, STEP_SECCOMP) ? (r = -EPERM) : (r = sbx__seccomp_load_child(&p->bpf)))
+        if (!p->bpf_loaded &&
+            (sbx__child_at(&p->ch, STEP_SECCOMP) ? (r = -EPERM) : (r = sbx__seccomp_load_child(&p->bpf))))
                 sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
         if (!sbx__child_at(&p->ch, STEP_EXEC))
                 execve(p->exec_path, p->argv, p->envp);
@@ -238,6 +239,10 @@ static int command_main(void *arg)
          * monitor's own domain would allow it). */
         if (local.scope_fd >= 0 && sbx__landlock_enforce_child(local.scope_fd) < 0)
                 sbx__child_fail(&local.ch, STEP_LANDLOCK, errno, 0);
+        /* A zygote's command: its own working directory. */
+        if (local.cmd_cwd != NULL &&
+            (sbx__child_at(&local.ch, STEP_CHDIR) || chdir(local.cmd_cwd) < 0))
+                sbx__child_fail(&local.ch, STEP_CHDIR, errno, 0);
         exec_command(&local);
 }
 
@@ -282,38 +287,30 @@ static pid_t start_command(struct sbx__prep *p)
 #endif
 }
 
-/*
- * The rung-1 init (pid 1 of the sandbox's pid namespace) or the rung-2
- * monitor, already confined like the command.  It starts the command,
- * forwards the catchable termination signals to it, reaps every orphan,
- * enforces the timeout, and exits with the command's exit code (128 +
- * signal when the command was killed, as a shell reports it).  When a
- * rung-1 init exits, the kernel kills whatever is left in the namespace.
- * Never returns.
- */
-static void run_init(struct sbx__prep *p) SBX__NORETURN;
-static void run_init(struct sbx__prep *p)
+/* What one command's run under the init/monitor came to. */
+struct served {
+        int st;                         /* the command's wait status */
+        int parent_gone;                /* the spawning process (or the zygote's host) left */
+};
+
+/* The init/monitor's own state before any command exists: non-dumpable,
+ * every catchable signal but the synchronous faults handled, all blocked
+ * (they are taken only inside ppoll, so no wakeup is lost).
+ *
+ * The init is a copy of the caller's address space (secrets, environment,
+ * heap) that never execs.  Non-dumpable, its /proc/1/{environ,mem,maps}
+ * are closed to the command, which runs as the same user in the same
+ * namespace; the command's own execve makes it dumpable again. */
+static void init_setup(struct sbx__prep *p)
 {
         struct sigaction sa;
-        sigset_t all, none;
-        struct pollfd pfd[3];
-        nfds_t npfd = 0;
-        pid_t pid, w;
-        int sig, st = 0, done = 0, timer = -1, parent_gone = 0, listener = -1;
+        sigset_t all;
+        int sig;
 
-        /* The init is a copy of the caller's address space (secrets,
-         * environment, heap) that never execs.  Non-dumpable, its
-         * /proc/1/{environ,mem,maps} are closed to the command, which runs
-         * as the same user in the same namespace; the command's own execve
-         * makes it dumpable again. */
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 sbx__child_fail(&p->ch, STEP_CAPS, errno, 0);
-        /* Handlers are in place before the command exists, and no signal
-         * is taken until then: every catchable signal but the synchronous
-         * faults is forwarded. */
         init_rung = p->rung;
         sigfillset(&all);
-        sigemptyset(&none);
         (void) sigprocmask(SIG_SETMASK, &all, NULL);
         memset(&sa, 0, sizeof(sa));
         sigfillset(&sa.sa_mask);
@@ -330,7 +327,134 @@ static void run_init(struct sbx__prep *p)
                                 : sig == SBX__SIG_STOPTREE ? init_stoptree : init_forward;
                 (void) sigaction(sig, &sa, NULL);
         }
+}
 
+/* Watch the running command `pid` until it is reaped: serve the
+ * supervisor's listener, kill it at the timeout, when the spawning process
+ * goes, or when `ctrl` (the zygote's host, -1 = none) hangs up.  Reaps
+ * every other child that ends meanwhile. */
+static void serve(struct sbx__prep *p, pid_t pid, int listener, uint64_t timeout_ms, int ctrl,
+                  struct served *out)
+{
+        struct pollfd pfd[4];
+        nfds_t npfd = 0;
+        sigset_t none;
+        pid_t w;
+        int sig, timer = -1;
+
+        out->st = 0;
+        out->parent_gone = 0;
+        sigemptyset(&none);
+        if (p->parent_pidfd >= 0)
+                pfd[npfd++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
+        if (ctrl >= 0)
+                pfd[npfd++] = (struct pollfd){ ctrl, POLLIN, 0 };
+        if (listener >= 0)
+                pfd[npfd++] = (struct pollfd){ listener, POLLIN, 0 };
+        if (timeout_ms > 0) {
+                struct itimerspec its;
+
+                memset(&its, 0, sizeof(its));
+                its.it_value.tv_sec = (time_t) (timeout_ms / 1000);
+                its.it_value.tv_nsec = (long) (timeout_ms % 1000) * 1000000L;
+                timer = (int) syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+                if (timer < 0 || syscall(SYS_timerfd_settime, timer, 0, &its, NULL) < 0) {
+                        /* No timer, no promise: end the run now. */
+                        (void) kill(pid, SIGKILL);
+                        init_timed_out = 1;
+                } else {
+                        pfd[npfd++] = (struct pollfd){ timer, POLLIN, 0 };
+                }
+        }
+        for (;;) {
+                int done = 0;
+
+                while ((w = waitpid(-1, &sig, WNOHANG | __WALL)) > 0) {
+                        if (w == pid && init_command_pid != 0) {
+                                out->st = sig;
+                                done = 1;
+                                init_command_pid = 0;
+                        }
+                }
+                if (done)
+                        break;
+                if (w < 0 && errno == ECHILD)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                if (syscall(SYS_ppoll, pfd, npfd, NULL, &none, (size_t) (NSIG / 8)) > 0) {
+                        nfds_t k;
+
+                        for (k = 0; k < npfd; k++) {
+                                if (pfd[k].revents == 0)
+                                        continue;
+                                if (pfd[k].fd == listener) {
+                                        /* A naming call to vet (or, on
+                                         * POLLHUP, no filtered task left). */
+                                        if (!(pfd[k].revents & POLLIN) ||
+                                            sbx__notify_serve(listener, &p->notify_ctx) < 0)
+                                                pfd[k].fd = -1;
+                                        continue;
+                                }
+                                if (pfd[k].fd == timer) {
+                                        init_timed_out = 1;
+                                } else {
+                                        /* The spawning process is gone (or
+                                         * the zygote's host hung up): so is
+                                         * the sandbox. */
+                                        out->parent_gone = 1;
+                                }
+                                pfd[k].fd = -1;
+                                if (init_command_pid > 0)
+                                        (void) kill(init_command_pid, SIGKILL);
+                        }
+                }
+        }
+        if (timer >= 0)
+                (void) close(timer);
+}
+
+/* Whatever the command left behind goes.  Rung 1 (the namespace's init):
+ * everything else in the namespace.  Rung 2 (a subreaper): every
+ * descendant it adopted. */
+static void kill_leftovers(struct sbx__prep *p)
+{
+        if (p->rung == 1) {
+                int round;
+
+                (void) kill(-1, SIGKILL);
+                for (round = 0; round < 4096 && waitpid(-1, NULL, __WALL) > 0; round++)
+                        ;
+        } else {
+                kill_orphans(p->children_fd);
+        }
+}
+
+/* The exit code the init/monitor reports for a run (as a shell would). */
+static int run_code(const struct served *sv)
+{
+        if (sv->parent_gone)
+                return SBX_EXIT_RUNNER_FAILURE;
+        if (init_timed_out || init_kill_tree)
+                return 128 + SIGKILL;
+        return WIFEXITED(sv->st) ? WEXITSTATUS(sv->st) : 128 + WTERMSIG(sv->st);
+}
+
+/*
+ * The rung-1 init (pid 1 of the sandbox's pid namespace) or the rung-2
+ * monitor, already confined like the command.  It starts the command,
+ * forwards the catchable termination signals to it, reaps every orphan,
+ * enforces the timeout, and exits with the command's exit code (128 +
+ * signal when the command was killed, as a shell reports it).  When a
+ * rung-1 init exits, the kernel kills whatever is left in the namespace.
+ * Never returns.
+ */
+static void run_init(struct sbx__prep *p) SBX__NORETURN;
+static void run_init(struct sbx__prep *p)
+{
+        struct served sv;
+        pid_t pid;
+        int listener = -1;
+
+        init_setup(p);
         pid = sbx__child_at(&p->ch, STEP_FORK) ? -1 : start_command(p);
         if (pid < 0)
                 sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
@@ -356,75 +480,188 @@ static void run_init(struct sbx__prep *p)
                         keep[n++] = p->unix_fds[k];
                 close_all_but(keep, n);
         }
-        if (p->parent_pidfd >= 0)
-                pfd[npfd++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
-        if (listener >= 0)
-                pfd[npfd++] = (struct pollfd){ listener, POLLIN, 0 };
-        if (p->timeout_ms > 0) {
-                struct itimerspec its;
-
-                memset(&its, 0, sizeof(its));
-                its.it_value.tv_sec = (time_t) (p->timeout_ms / 1000);
-                its.it_value.tv_nsec = (long) (p->timeout_ms % 1000) * 1000000L;
-                timer = (int) syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
-                if (timer < 0 || syscall(SYS_timerfd_settime, timer, 0, &its, NULL) < 0) {
-                        /* No timer, no promise: end the run now. */
-                        (void) kill(pid, SIGKILL);
-                        init_timed_out = 1;
-                } else {
-                        pfd[npfd++] = (struct pollfd){ timer, POLLIN, 0 };
-                }
-        }
-        for (;;) {
-                while ((w = waitpid(-1, &sig, WNOHANG | __WALL)) > 0) {
-                        if (w == pid && !done) {
-                                st = sig;
-                                done = 1;
-                                init_command_pid = 0;
-                        }
-                }
-                if (done)
-                        break;
-                if (w < 0 && errno == ECHILD)
-                        _exit(SBX_EXIT_RUNNER_FAILURE);
-                /* Signals are taken only inside ppoll: no wakeup is lost. */
-                if (syscall(SYS_ppoll, pfd, npfd, NULL, &none, (size_t) (NSIG / 8)) > 0) {
-                        nfds_t k;
-
-                        for (k = 0; k < npfd; k++) {
-                                if (pfd[k].revents == 0)
-                                        continue;
-                                if (pfd[k].fd == listener) {
-                                        /* A naming call to vet (or, on
-                                         * POLLHUP, no filtered task left). */
-                                        if (!(pfd[k].revents & POLLIN) ||
-                                            sbx__notify_serve(listener, &p->notify_ctx) < 0)
-                                                pfd[k].fd = -1;
-                                        continue;
-                                }
-                                if (pfd[k].fd == timer) {
-                                        init_timed_out = 1;
-                                        pfd[k].fd = -1;
-                                } else {
-                                        /* The spawning process is gone: so
-                                         * is the sandbox. */
-                                        parent_gone = 1;
-                                        pfd[k].fd = -1;
-                                }
-                                if (init_command_pid > 0)
-                                        (void) kill(init_command_pid, SIGKILL);
-                        }
-                }
-        }
-        /* Rung 2 (a subreaper, not a namespace init): whatever the command
-         * left behind was reparented to us; kill it before reporting. */
+        serve(p, pid, listener, p->timeout_ms, -1, &sv);
         if (p->rung == 2)
                 kill_orphans(p->children_fd);
-        if (parent_gone)
-                _exit(SBX_EXIT_RUNNER_FAILURE);
-        if (init_timed_out || init_kill_tree)
-                _exit(128 + SIGKILL);
-        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+        _exit(run_code(&sv));
+}
+
+/*
+ * A warm executor's zygote: the init/monitor of one executor, confined
+ * once, that runs each command its host sends (warm.c) and answers with
+ * the exit code once the command and everything it left behind are gone.
+ * One command at a time; the host serialises.  Like run_init it only
+ * makes system calls on memory it mapped itself.  Never returns: it exits
+ * when its host hangs up or goes.
+ */
+static void run_zygote(struct sbx__prep *p) SBX__NORETURN;
+static void run_zygote(struct sbx__prep *p)
+{
+        const size_t buf_len = sizeof(struct sbx__zy_req) + SBX__ZY_MAX_BYTES;
+        const size_t ptr_len = (SBX__ZY_MAX_STRS + 2) * sizeof(char *);
+        char *buf = mmap(NULL, buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char **ptrs = mmap(NULL, ptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
+        sigset_t none;
+
+        int r;
+
+        if (buf == MAP_FAILED || ptrs == MAP_FAILED)
+                sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
+        init_setup(p);
+        /* Without a supervisor (which reads its callers' memory, refused
+         * by the list) the zygote takes the commands' seccomp program
+         * itself: each command inherits it instead of loading its own.
+         * Nothing the zygote does from here on is on the list. */
+        if (p->notify == NULL) {
+                if (sbx__child_at(&p->ch, STEP_SECCOMP) ? (r = -EPERM)
+                    : (r = sbx__seccomp_load_child(&p->bpf)))
+                        sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
+                p->bpf_loaded = 1;
+        }
+        {
+                int keep[5 + SBX__MAX_UNIX_FDS];
+                size_t n = 0, k;
+
+                keep[n++] = p->parent_pidfd;
+                keep[n++] = p->children_fd;
+                keep[n++] = p->ctrl_fd;
+                keep[n++] = p->scope_fd;        /* each command's signal scope */
+                for (k = 0; k < p->n_unix_fds && n < SBX__ARRAY_SIZE(keep); k++)
+                        keep[n++] = p->unix_fds[k];
+                /* Ready: the host's exec wait sees EOF at STEP_EXEC. */
+                if (p->ch.progress != NULL)
+                        *p->ch.progress = STEP_EXEC;
+                close_all_but(keep, n);
+        }
+        sigemptyset(&none);
+        for (;;) {
+                union {
+                        struct cmsghdr h;
+                        char b[CMSG_SPACE(4 * sizeof(int))];
+                } cm;
+                struct pollfd idle[2];
+                struct sbx__zy_req *rq = (struct sbx__zy_req *) (void *) buf;
+                struct sbx__zy_rep rep = { SBX__ZY_MAGIC, 0 };
+                struct sbx__prep local;
+                struct iovec iov = { buf, buf_len };
+                struct msghdr mh;
+                struct cmsghdr *c;
+                struct served sv;
+                int fds[4] = { -1, -1, -1, -1 }, nfd = 0, listener = -1, k, ok;
+                nfds_t nidle = 0;
+                ssize_t n;
+                size_t off, i, want;
+                pid_t pid;
+
+                /* Idle: a request, the host hanging up, or the spawning
+                 * process ending.  Signals are taken here too. */
+                idle[nidle++] = (struct pollfd){ p->ctrl_fd, POLLIN, 0 };
+                if (p->parent_pidfd >= 0)
+                        idle[nidle++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
+                if (syscall(SYS_ppoll, idle, nidle, NULL, &none, (size_t) (NSIG / 8)) < 0)
+                        continue;
+                if (nidle > 1 && idle[1].revents != 0)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                if (idle[0].revents == 0)
+                        continue;
+                memset(&mh, 0, sizeof(mh));
+                mh.msg_iov = &iov;
+                mh.msg_iovlen = 1;
+                mh.msg_control = cm.b;
+                mh.msg_controllen = sizeof(cm.b);
+                n = recvmsg(p->ctrl_fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (n <= 0)
+                        _exit(0);       /* the host hung up: nothing runs */
+                for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+                        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                                size_t m = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+                                for (i = 0; i < m && nfd < 4; i++)
+                                        memcpy(&fds[nfd++], CMSG_DATA(c) + i * sizeof(int),
+                                               sizeof(int));
+                        }
+                /* Only the host writes here; a request it did not form is a
+                 * broken host: end, as if it had gone. */
+                ok = (size_t) n >= sizeof(*rq) && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
+                     rq->magic == SBX__ZY_MAGIC && rq->len == (size_t) n - sizeof(*rq) &&
+                     rq->len > 0 && buf[n - 1] == '\0' && rq->n_argv >= 1 &&
+                     rq->n_argv + rq->n_env <= SBX__ZY_MAX_STRS && (rq->fdmask & ~7u) == 0;
+                want = 1 + ((rq->fdmask & 1) != 0) + ((rq->fdmask & 2) != 0) +
+                       ((rq->fdmask & 4) != 0);
+                if (!ok || (size_t) nfd != want)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                /* The strings, in order, into ptrs. */
+                for (off = sizeof(*rq), i = 0; off < (size_t) n && i < SBX__ZY_MAX_STRS + 2; i++) {
+                        ptrs[i] = buf + off;
+                        while (buf[off] != '\0')
+                                off++;
+                        off++;
+                }
+                if (i != 2 + rq->n_argv + rq->n_env || off != (size_t) n)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                local = *p;
+                local.exec_path = ptrs[0];
+                local.cmd_cwd = ptrs[1];
+                /* argv and envp each end with a NULL: the one after argv
+                 * is the first env entry's slot, so the env moves up one. */
+                for (i = 2 + rq->n_argv + rq->n_env; i > 2 + rq->n_argv; i--)
+                        ptrs[i] = ptrs[i - 1];
+                ptrs[2 + rq->n_argv] = NULL;
+                ptrs[3 + rq->n_argv + rq->n_env] = NULL;
+                local.argv = ptrs + 2;
+                local.envp = ptrs + 3 + rq->n_argv;
+                for (k = 0, i = 0; i < 3; i++)
+                        local.stdio[i] = (rq->fdmask & (1u << i)) ? fds[k++] : -1;
+                local.ch.err_w = fds[k];
+                local.ch.sync_r = -1;
+                local.ruleset_fd = -1;          /* the zygote's own domain holds it */
+                local.n_keep = 0;
+                local.timeout_ms = rq->timeout_ms;
+                local.notify_sock[0] = local.notify_sock[1] = -1;
+                if (p->notify != NULL &&
+                    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, local.notify_sock) < 0) {
+                        struct sbx__child_report cr = { STEP_SECCOMP, errno, 0 };
+
+                        (void) !write(local.ch.err_w, &cr, sizeof(cr));
+                        pid = -1;
+                } else {
+                        init_timed_out = 0;
+                        init_kill_tree = 0;
+                        if (p->ch.progress != NULL)
+                                *p->ch.progress = STEP_FORK;
+                        pid = start_command(&local);
+                        if (pid < 0) {
+                                struct sbx__child_report cr = { STEP_FORK, errno, 0 };
+
+                                (void) !write(local.ch.err_w, &cr, sizeof(cr));
+                        }
+                }
+                init_command_pid = pid > 0 ? pid : 0;
+                for (i = 0; i < (size_t) nfd; i++)
+                        (void) close(fds[i]);
+                if (local.notify_sock[0] >= 0) {
+                        (void) close(local.notify_sock[1]);
+                        listener = pid > 0 ? sbx__notify_receive(local.notify_sock[0]) : -1;
+                        (void) close(local.notify_sock[0]);
+                }
+                if (pid > 0) {
+                        serve(&local, pid, listener, rq->timeout_ms, p->ctrl_fd, &sv);
+                        kill_leftovers(p);
+                        rep.code = run_code(&sv);
+                } else {
+                        sv.parent_gone = 0;
+                        rep.code = SBX_EXIT_RUNNER_FAILURE;
+                }
+                if (listener >= 0)
+                        (void) close(listener);
+                if (sv.parent_gone)
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+                if (send(p->ctrl_fd, &rep, sizeof(rep), MSG_NOSIGNAL) != (ssize_t) sizeof(rep))
+                        _exit(SBX_EXIT_RUNNER_FAILURE);
+        }
 }
 
 /* ------------------------------------------------------------ the child */
@@ -487,6 +724,7 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                 need[n++] = p->scope_fd;
                 need[n++] = p->notify_sock[0];
                 need[n++] = p->notify_sock[1];
+                need[n++] = p->ctrl_fd;
                 for (k = 0; k < 3; k++)
                         need[n++] = p->stdio[k];
                 for (k = 0; k < p->n_keep && n < SBX__ARRAY_SIZE(need); k++)
@@ -539,7 +777,12 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
         /* Rung 1: we are pid 1 of the new pid namespace, and pid 1 ignores
          * every signal it has no handler for.  Stay as a confined init that
          * forwards signals and reaps, and run the command as pid 2. */
-        if (p->rung == 1) {
+        if (p->ctrl_fd >= 0) {
+                /* A warm executor's zygote (rung 2: a subreaper). */
+                if (p->rung == 2 && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                        sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
+                run_zygote(p);
+        } else if (p->rung == 1) {
                 run_init(p);
         } else if (p->monitor) {
                 /* Rung 2 without a tracking cgroup (or with a timeout): a

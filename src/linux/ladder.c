@@ -319,6 +319,17 @@ static int visible_in_view(const char *path, void *arg)
  * missing socket is -1 (its connect fails with ENOENT); anything but a
  * socket there fails the spawn.
  */
+int sbx__ladder_lookup(int rung, const struct sbx_plan *plan, const char *home,
+                       const char *home2, const char *argv0, char *const *envp, char **out)
+{
+        /* In the sandbox's view: a PATH entry into the hidden HOME (pyenv
+         * shims, ~/.cargo/bin) must not shadow /usr/bin. */
+        struct view v = { plan, rung, home, home2 };
+
+        return sbx__command_lookup_visible(argv0, (const char *const *) envp, visible_in_view, &v,
+                                           out);
+}
+
 static sbx_code pin_sockets(struct sbx__prep *p, const struct sbx_plan *plan, const char *fn,
                             sbx_error *err)
 {
@@ -389,7 +400,8 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
 
 /* Shared by both rungs. */
 static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *const *argv,
-                         const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                         const sbx_spawn_options *opts, struct sbx__warm *zy, sbx_child **out,
+                         sbx_error *err)
 {
         const char *fn = "sbx_spawn";
         const char *backend = rung == 1 ? "native" : "landlock";
@@ -405,10 +417,11 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         uint32_t ll_opts, sc_opts;
         uint64_t ns = 0;
         sbx_code r;
-        int e, rc;
+        int e, rc, ctrl[2] = { -1, -1 };
 
         memset(&p, 0, sizeof(p));
         p.rung = rung;
+        p.ctrl_fd = -EBADF;
         p.ruleset_fd = -EBADF;
         p.children_fd = -EBADF;
         /* The init/monitor watches this process through a pidfd (not a
@@ -502,14 +515,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
         }
-        {
-                /* In the sandbox's view: a PATH entry into the hidden HOME
-                 * (pyenv shims, ~/.cargo/bin) must not shadow /usr/bin. */
-                struct view v = { plan, rung, home, home2 };
-
-                rc = sbx__command_lookup_visible(argv[0], (const char *const *) p.envp,
-                                                 visible_in_view, &v, &p.exec_path);
-        }
+        /* A zygote looks up each command when it comes (warm.c). */
+        rc = zy != NULL ? 0 : sbx__ladder_lookup(rung, plan, home, home2, argv[0], p.envp,
+                                                  &p.exec_path);
         if (rc == -ENOMEM) {
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
@@ -520,9 +528,19 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
 
-        r = prepare_limits(&p, rung, opts, cgdirs, limit_kinds, err);
+        /* A zygote has no limits and no tracking cgroup: it is a
+         * subreaper (rung 2) or the namespace's init (rung 1). */
+        r = zy != NULL ? SBX_OK : prepare_limits(&p, rung, opts, cgdirs, limit_kinds, err);
         if (r != SBX_OK)
                 goto fail;
+        if (zy != NULL) {
+                if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctrl) < 0) {
+                        r = sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the zygote failed",
+                                      fn);
+                        goto fail;
+                }
+                p.ctrl_fd = ctrl[1];
+        }
 
         /* seccomp + Landlock, built here. */
         seccomp_and_landlock_opts(rung, plan, &ll_opts, &sc_opts);
@@ -663,8 +681,26 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         atomic_store(&native_broken, 1);
                 goto fail;
         }
-        sbx__proc_close_channel(&proc);
         atomic_store(&rung_proven[rung - 1], 1);
+        if (zy != NULL) {
+                /* The zygote keeps the progress page; the host its end of
+                 * the control pair, the pidfd and the homes it hid. */
+                (void) close(proc.err_r);
+                proc.err_r = -1;
+                (void) close(ctrl[1]);
+                zy->pid = child->pid;
+                zy->pidfd = child->pidfd;
+                zy->ctrl = ctrl[0];
+                zy->shared = proc.shared;
+                zy->achieved = p.achieved;
+                zy->home = home;
+                zy->home2 = home2;
+                child->pidfd = -1;
+                free(child);
+                sbx__prep_free(&p);
+                return SBX_OK;
+        }
+        sbx__proc_close_channel(&proc);
         free(home);
         free(home2);
         sbx__prep_free(&p);
@@ -695,6 +731,10 @@ fail:
         }
         free(home);
         free(home2);
+        if (ctrl[0] >= 0) {
+                (void) close(ctrl[0]);
+                (void) close(ctrl[1]);
+        }
         sbx__prep_free(&p);
         errno = e;
         return r;
@@ -703,13 +743,21 @@ fail:
 sbx_code sbx__native_spawn(const struct sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
 {
-        return ns_spawn(1, plan, argv, opts, out, err);
+        return ns_spawn(1, plan, argv, opts, NULL, out, err);
 }
 
 sbx_code sbx__landlock_spawn(const struct sbx_plan *plan, const char *const *argv,
                              const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
 {
-        return ns_spawn(2, plan, argv, opts, out, err);
+        return ns_spawn(2, plan, argv, opts, NULL, out, err);
+}
+
+sbx_code sbx__ladder_zygote(int rung, const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                            struct sbx__warm *zy, sbx_error *err)
+{
+        static const char *const none[] = { "/", NULL };
+
+        return ns_spawn(rung, plan, none, opts, zy, NULL, err);
 }
 
 /* ------------------------------------------------------------- probes */
@@ -792,7 +840,7 @@ static sbx_code verify_rung(int rung, sbx_error *err)
         if (r == SBX_OK)
                 r = sbx_plan_compile(profile, &plan, err);
         if (r == SBX_OK)
-                r = ns_spawn(rung, plan, argv, &o, &child, err);
+                r = ns_spawn(rung, plan, argv, &o, NULL, &child, err);
         if (r == SBX_OK) {
                 r2 = sbx__linux_child_wait(child, 5000, &status);
                 if (r2 < 0) {

@@ -187,7 +187,55 @@ struct sbx__prep {
          * kept by the init/monitor only (O_CLOEXEC); malloc'd by the parent. */
         int           *unix_fds;
         size_t         n_unix_fds;
+        /* A warm executor's zygote (child.c run_zygote, warm.c): instead of
+         * one command, the init/monitor runs each command its host sends on
+         * ctrl_fd (-1 = not a zygote); cmd_cwd is that command's. */
+        int            ctrl_fd;
+        const char    *cmd_cwd;
+        int            bpf_loaded;      /* the zygote loaded bpf: its commands inherit it */
 };
+
+/* The zygote's protocol on its SOCK_SEQPACKET control pair.  One request
+ * per command: the header, then len bytes of NUL-terminated strings --
+ * the executable, the working directory, n_argv arguments, n_env
+ * environment entries -- and, as SCM_RIGHTS, the stdio fds whose fdmask
+ * bit (1 << i) is set, in order, then the exec-report pipe's write end
+ * (always).  The zygote answers each with one reply once the command and
+ * everything it left behind are gone. */
+#define SBX__ZY_MAGIC     0x5a594701u
+#define SBX__ZY_MAX_BYTES (128u * 1024u)
+#define SBX__ZY_MAX_STRS  8192u
+struct sbx__zy_req {
+        uint32_t magic, len, n_argv, n_env, fdmask, pad;
+        uint64_t timeout_ms;
+};
+struct sbx__zy_rep {
+        uint32_t magic;
+        int32_t  code;          /* the exit code, as the init/monitor's own */
+};
+
+/* The host's end of a zygote (ladder.c starts it, warm.c drives it). */
+struct sbx__warm {
+        int      rung;
+        pid_t    pid;
+        int      pidfd;                 /* the zygote's; -1 without pidfds */
+        int      ctrl;                  /* SOCK_SEQPACKET control pair, host end */
+        int32_t *shared;                /* the progress page (launch.c) */
+        uint32_t achieved;
+        char    *home, *home2;          /* the homes it hides (ladder.c) */
+        int      busy;                  /* a command of it is running */
+        int      dead;                  /* it ended or broke: start no command */
+};
+sbx_code sbx__ladder_zygote(int rung, const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                            struct sbx__warm *zy, sbx_error *err);
+/* warm.c: a zygote command's child handle (proc.c dispatches here). */
+int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status);
+int sbx__warm_child_kill(sbx_child *c, int sig);
+void sbx__warm_child_release(sbx_child *c);
+/* argv0 looked up in the sandbox's view of envp's PATH: 0 with *out
+ * (malloc'd), -ENOENT, -ENOMEM. */
+int sbx__ladder_lookup(int rung, const struct sbx_plan *plan, const char *home,
+                       const char *home2, const char *argv0, char *const *envp, char **out);
 
 /* mounts.c */
 char *sbx__prep_str(struct sbx__prep *p, const char *a, const char *b);

@@ -12,13 +12,15 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "linux/linux_internal.h"
+#include "linux/ladder.h"
 #include "paths/paths_internal.h"
 
 int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
 {
         struct sbx__proc p = { c->pid, c->pidfd, -1, -1, NULL };
 
+        if (c->warm != NULL)
+                return sbx__warm_child_wait(c, timeout_ms, status);
         return sbx__proc_reap(&p, timeout_ms, status);
 }
 
@@ -39,6 +41,8 @@ static int group_stop_signal(int sig)
 
 int sbx__linux_child_kill(sbx_child *c, int sig)
 {
+        if (c->warm != NULL)
+                return sbx__warm_child_kill(c, sig);
         if (c->pid <= 0 || !still_ours(c))
                 return -ESRCH;
         switch (c->backend) {
@@ -83,6 +87,10 @@ void sbx__linux_child_release(sbx_child *c)
 {
         size_t i;
 
+        if (c->warm != NULL) {
+                sbx__warm_child_release(c);
+                return;
+        }
         if (c->scratch != NULL) {
                 (void) sbx__rm_rf(c->scratch);
                 free(c->scratch);

@@ -196,4 +196,16 @@ sbx__winpath_reason sbx__winpath_classify(const char *path, char *canon_out,
 sbx_code sbx__winpath_check(const char *path, char *canon_out, size_t canon_size,
                             sbx_error *err);
 
+/*
+ * The POSIX spelling the portable layers use on Windows ("/c/Users/me" for
+ * C:\Users\me, as MSYS2 writes it) to the checked drive form, and back.
+ * from_posix: "/" + a drive letter + ("/" + rest, or nothing) only, no
+ * backslash; then sbx__winpath_check.  to_posix: sbx__winpath_check, then
+ * "/" + the lower-case letter + the rest with "/".  out is written only on
+ * success.  SBX_OK, SBX_E_INVALID, SBX_E_RANGE.  Pure.
+ */
+sbx_code sbx__winpath_from_posix(const char *posix, char *out, size_t out_size,
+                                 sbx_error *err);
+sbx_code sbx__winpath_to_posix(const char *win, char *out, size_t out_size, sbx_error *err);
+
 #endif /* SBX_PATHS_INTERNAL_H */

@@ -468,3 +468,78 @@ sbx_code sbx__winpath_check(const char *path, char *canon_out, size_t canon_size
                          0, "windows path refused: %s: \"%.*s\"%s", sbx__winpath_reason_text(r),
                          (int) n, path, n < strlen(path) ? "..." : "");
 }
+
+/* ------------------------------------------------ the POSIX spelling */
+
+/*
+ * On Windows the portable layers (profiles, plans, writable roots) keep
+ * their POSIX spelling: C:\Users\me is "/c/Users/me", as MSYS2 and Git
+ * for Windows write it.  These two functions are the only bridge between
+ * the spellings, and both go through sbx__winpath_check, so a spelling
+ * the rules refuse never reaches the Windows backend.
+ */
+sbx_code sbx__winpath_from_posix(const char *posix, char *out, size_t out_size,
+                                 sbx_error *err)
+{
+        char buf[SBX__WINPATH_BUF + 4];
+        size_t n, i;
+
+        if (posix == NULL || out == NULL || out_size == 0)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "sbx__winpath_from_posix: NULL argument or out_size 0");
+        n = strlen(posix);
+        if (posix[0] != '/' || !((posix[1] >= 'a' && posix[1] <= 'z') ||
+                                 (posix[1] >= 'A' && posix[1] <= 'Z')) ||
+            (posix[2] != '/' && posix[2] != '\0'))
+                return sbx__fail(err, SBX_E_INVALID, 0, "windows path refused: \"%.96s\" does "
+                                 "not name a drive (write C:\\x as /c/x)", posix);
+        /* A backslash is a name character in the POSIX spelling but a
+         * separator on Windows: one string would name two paths. */
+        if (strchr(posix, '\\') != NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "windows path refused: \"%.96s\" holds "
+                                 "a backslash", posix);
+        if (n + 2 > sizeof(buf))
+                return sbx__fail(err, SBX_E_RANGE, 0, "windows path refused: the path is longer "
+                                 "than %d UTF-16 code units", SBX__WINPATH_MAX_UNITS);
+        buf[0] = posix[1];
+        buf[1] = ':';
+        if (posix[2] == '\0') {
+                buf[2] = '\\';
+                buf[3] = '\0';
+        } else {
+                for (i = 2; i <= n; i++)
+                        buf[i] = posix[i];
+        }
+        return sbx__winpath_check(buf, out, out_size, err);
+}
+
+sbx_code sbx__winpath_to_posix(const char *win, char *out, size_t out_size, sbx_error *err)
+{
+        char canon[SBX__WINPATH_BUF];
+        size_t n, i;
+        sbx_code r;
+
+        if (win == NULL || out == NULL || out_size == 0)
+                return sbx__fail(err, SBX_E_INVALID, 0,
+                                 "sbx__winpath_to_posix: NULL argument or out_size 0");
+        r = sbx__winpath_check(win, canon, sizeof(canon), err);
+        if (r != SBX_OK)
+                return r;
+        n = strlen(canon);
+        /* "C:\" is "/c" (3 bytes with the NUL); "C:\a\b" is "/c/a/b"
+         * (n bytes and the NUL: ":" and the first "\" become "/" and the
+         * drive letter). */
+        if (out_size < (n == 3 ? 3 : n + 1))
+                return sbx__fail(err, SBX_E_RANGE, 0, "sbx__winpath_to_posix: out_size %zu is "
+                                 "too small", out_size);
+        out[0] = '/';
+        out[1] = (char) (canon[0] - 'A' + 'a');
+        if (n == 3) {
+                out[2] = '\0';
+                return SBX_OK;
+        }
+        for (i = 2; i < n; i++)
+                out[i] = canon[i] == '\\' ? '/' : canon[i];
+        out[n] = '\0';
+        return SBX_OK;
+}

@@ -513,6 +513,72 @@ static void test_winpath__generated_inputs(void **state)
         assert_true(n_ok < 19900);
 }
 
+/* ------------------------------------------------ the POSIX spelling */
+
+static void test_winpath__posix_spelling_round_trip(void **state)
+{
+        static const struct { const char *posix, *win; } t[] = {
+                { "/c", "C:\\" },
+                { "/c/", "C:\\" },
+                { "/C/Users/me", "C:\\Users\\me" },
+                { "/d/a b/c", "D:\\a b\\c" },
+                { "/c/Users/me/proj", "C:\\Users\\me\\proj" },
+        };
+        char win[SBX__WINPATH_BUF], back[SBX__WINPATH_BUF], again[SBX__WINPATH_BUF];
+        size_t i;
+        (void) state;
+
+        for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+                assert_int_equal(sbx__winpath_from_posix(t[i].posix, win, sizeof(win), NULL),
+                                 SBX_OK);
+                assert_string_equal(win, t[i].win);
+                assert_int_equal(sbx__winpath_to_posix(win, back, sizeof(back), NULL), SBX_OK);
+                /* The POSIX form of a drive path maps back to it. */
+                assert_int_equal(sbx__winpath_from_posix(back, again, sizeof(again), NULL),
+                                 SBX_OK);
+                assert_string_equal(again, win);
+                assert_true(back[1] >= 'a' && back[1] <= 'z');
+        }
+        assert_int_equal(sbx__winpath_to_posix("c:/Users/Me", back, sizeof(back), NULL), SBX_OK);
+        assert_string_equal(back, "/c/Users/Me");
+}
+
+static void test_winpath__posix_spelling_refusals(void **state)
+{
+        char out[SBX__WINPATH_BUF], tiny[4];
+        sbx_error e;
+        (void) state;
+
+        memset(out, 'x', sizeof(out));
+        out[sizeof(out) - 1] = '\0';
+        /* Not a drive: "/", "/etc", "/cc", relative. */
+        assert_int_equal(sbx__winpath_from_posix("/", out, sizeof(out), &e), SBX_E_INVALID);
+        assert_non_null(strstr(e.message, "does not name a drive"));
+        assert_int_equal(sbx__winpath_from_posix("/etc/passwd", out, sizeof(out), &e),
+                         SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix("/cc/x", out, sizeof(out), &e), SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix("c/x", out, sizeof(out), &e), SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix("/1/x", out, sizeof(out), &e), SBX_E_INVALID);
+        /* A backslash would be a second separator on Windows. */
+        assert_int_equal(sbx__winpath_from_posix("/c/a\\..\\b", out, sizeof(out), &e),
+                         SBX_E_INVALID);
+        assert_non_null(strstr(e.message, "backslash"));
+        /* Every rule of the drive form still applies. */
+        assert_int_equal(sbx__winpath_from_posix("/c/a/../b", out, sizeof(out), &e),
+                         SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix("/c/a:stream", out, sizeof(out), &e),
+                         SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix("/c/CON", out, sizeof(out), &e), SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix("/c/PROGRA~1", out, sizeof(out), &e),
+                         SBX_E_INVALID);
+        assert_int_equal(out[0], 'x');          /* never written on failure */
+        assert_int_equal(sbx__winpath_to_posix("\\\\srv\\share", out, sizeof(out), &e),
+                         SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_to_posix("C:\\abc", tiny, sizeof(tiny), &e), SBX_E_RANGE);
+        assert_int_equal(sbx__winpath_to_posix(NULL, out, sizeof(out), &e), SBX_E_INVALID);
+        assert_int_equal(sbx__winpath_from_posix(NULL, out, sizeof(out), &e), SBX_E_INVALID);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -524,6 +590,8 @@ int main(void)
                 cmocka_unit_test(test_winpath__length_limits),
                 cmocka_unit_test(test_winpath__message_quoting),
                 cmocka_unit_test(test_winpath__generated_inputs),
+                cmocka_unit_test(test_winpath__posix_spelling_round_trip),
+                cmocka_unit_test(test_winpath__posix_spelling_refusals),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,387 @@
+/*
+ * warm.c - the host's end of a warm executor's zygote (child.c
+ * run_zygote): start it once under the executor's plan (ladder.c), send it
+ * one command at a time, and give each command a child handle whose wait
+ * reads the zygote's answer and whose kill asks the zygote to kill the
+ * command's tree.  docs/executors.md "Warm executors".
+ *
+ * A command of the zygote is a fork of a process that is already confined
+ * exactly as a cold spawn would confine it (the same plan, namespaces,
+ * mounts, Landlock domain, capabilities and no_new_privs); it loads the
+ * same seccomp programs itself.  What the zygote cannot hold for a run --
+ * a grant's widening, limits, another HOME, different git locations --
+ * the exec layer sends down the cold path (src/exec/spawn.c).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "linux/ladder.h"
+#include "paths/paths_internal.h"
+
+extern char **environ;
+
+/* How long the host waits for a zygote to answer once the command was
+ * killed (the zygote then kills what is left and reaps it). */
+#define WARM_REAP_MS 5000
+
+static sbx_code warm_start(int rung, const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                           struct sbx__warm **out, sbx_error *err)
+{
+        struct sbx__warm *w;
+        sbx_code r;
+
+        *out = NULL;
+        if (plan->direct || plan->scratch_dir == NULL || opts->memory_max > 0 ||
+            opts->pids_max > 0 || opts->n_keep_fds > 0)
+                return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: no zygote for this plan");
+        w = calloc(1, sizeof(*w));
+        if (w == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+        w->rung = rung;
+        w->pid = -1;
+        w->pidfd = w->ctrl = -1;
+        r = sbx__ladder_zygote(rung, plan, opts, w, err);
+        if (r != SBX_OK) {
+                free(w);
+                return r;
+        }
+        *out = w;
+        return SBX_OK;
+}
+
+sbx_code sbx__native_warm_start(const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                                struct sbx__warm **out, sbx_error *err)
+{
+        return warm_start(1, plan, opts, out, err);
+}
+
+sbx_code sbx__landlock_warm_start(const struct sbx_plan *plan, const sbx_spawn_options *opts,
+                                  struct sbx__warm **out, sbx_error *err)
+{
+        return warm_start(2, plan, opts, out, err);
+}
+
+static int send_sig(struct sbx__warm *w, int sig)
+{
+        if (w->pidfd >= 0)
+                return syscall(SYS_pidfd_send_signal, w->pidfd, sig, NULL, 0U) < 0 ? -errno : 0;
+        return kill(w->pid, sig) < 0 ? -errno : 0;
+}
+
+/* The zygote is of no more use: kill it (a rung-1 zygote takes its whole
+ * namespace along) and reap it, bounded. */
+static void warm_kill(struct sbx__warm *w)
+{
+        struct sbx__proc p = { w->pid, w->pidfd, -1, -1, NULL };
+
+        w->dead = 1;
+        if (w->pid > 0) {
+                (void) send_sig(w, SIGKILL);
+                (void) sbx__proc_reap(&p, WARM_REAP_MS, NULL);
+                w->pid = p.pid;
+        }
+}
+
+/* The zygote's answer for the running command: 0 with *code, -ETIMEDOUT,
+ * or -EPIPE when it is gone (it is then marked dead). */
+static int read_reply(struct sbx__warm *w, int timeout_ms, int *code)
+{
+        struct pollfd pfd = { w->ctrl, POLLIN, 0 };
+        struct sbx__zy_rep rep;
+        ssize_t n;
+        int r;
+
+        do
+                r = poll(&pfd, 1, timeout_ms);
+        while (r < 0 && errno == EINTR);
+        if (r == 0)
+                return -ETIMEDOUT;
+        do
+                n = recv(w->ctrl, &rep, sizeof(rep), MSG_DONTWAIT);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && errno == EAGAIN)
+                return -ETIMEDOUT;
+        if (n != (ssize_t) sizeof(rep) || rep.magic != SBX__ZY_MAGIC) {
+                /* It died (or broke): its command went with it (rung 1:
+                 * the namespace; rung 2: the command's death signal). */
+                warm_kill(w);
+                w->busy = 0;
+                return -EPIPE;
+        }
+        w->busy = 0;
+        *code = rep.code;
+        return 0;
+}
+
+int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status)
+{
+        struct sbx__warm *w = c->warm;
+        int code = 0, r;
+
+        if (w->busy == 0)
+                return -ECHILD;
+        if (timeout_ms < 0)
+                timeout_ms = -1;
+        r = read_reply(w, timeout_ms, &code);
+        if (r == -ETIMEDOUT)
+                return r;
+        /* A zygote that died mid-run killed the run: report it as such. */
+        if (r < 0)
+                code = 128 + SIGKILL;
+        if (status != NULL)
+                *status = (code & 0xff) << 8;   /* as an init's exit status */
+        c->pid = -1;
+        return 0;
+}
+
+int sbx__warm_child_kill(sbx_child *c, int sig)
+{
+        struct sbx__warm *w = c->warm;
+
+        if (w->dead || !w->busy || c->pid <= 0)
+                return -ESRCH;
+        /* The zygote kills the command and, once it is reaped, everything
+         * it left (rung 1: the namespace's other processes; rung 2: what
+         * its subreaper adopted); a stop request stops the tree; every
+         * other signal is forwarded to the command. */
+        if (sig == SIGKILL)
+                sig = SBX__SIG_KILLTREE;
+        else if (sig == SIGSTOP)
+                sig = SBX__SIG_STOPTREE;
+        return send_sig(w, sig);
+}
+
+void sbx__warm_child_release(sbx_child *c)
+{
+        if (c->pidfd >= 0)
+                (void) close(c->pidfd);
+        c->pidfd = -1;
+}
+
+/* Where the strings go, in the order the zygote reads them. */
+static size_t put(char *buf, size_t off, const char *s)
+{
+        size_t n = strlen(s) + 1;
+
+        memcpy(buf + off, s, n);
+        return off + n;
+}
+
+sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
+                         const char *const *argv, const sbx_spawn_options *opts,
+                         sbx_child **out, sbx_error *err)
+{
+        static const char fn[] = "sbx_spawn";
+        const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
+        const char *cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
+        char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
+        char *home = NULL, *exec_path = NULL, **envp = NULL, *buf = NULL;
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(4 * sizeof(int))];
+        } cm;
+        struct sbx__zy_req rq;
+        struct sbx__child_report rep;
+        struct sbx__proc tmp;
+        struct iovec iov[2];
+        struct msghdr mh;
+        struct cmsghdr *c;
+        sbx_child *child = NULL;
+        size_t n_argv = 0, n_env = 0, len, off, i;
+        int errp[2] = { -1, -1 }, fds[4], nfd = 0, rc, code;
+        sbx_code r;
+
+        *out = NULL;
+        if (w->dead || w->busy)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone",
+                                 fn);
+        /* The HOME the zygote hides must be this run's. */
+        rc = sbx__caller_home(src_env, &home);
+        if (rc == -ENOMEM)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        if (rc < 0 || (home == NULL) != (w->home == NULL) ||
+            (home != NULL && strcmp(home, w->home) != 0)) {
+                free(home);
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESTALE, "%s: another HOME than "
+                                 "the zygote's", fn);
+        }
+        (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", plan->scratch_dir);
+        (void) snprintf(scratch_tmp, sizeof(scratch_tmp), "%s/tmp", plan->scratch_dir);
+        envp = sbx__plan_env(plan, src_env, plan->home == SBX__ENV_DIR_CALLER ? home : scratch_home,
+                             scratch_tmp);
+        free(home);
+        if (envp == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        rc = sbx__ladder_lookup(w->rung, plan, w->home, w->home2, argv[0], envp, &exec_path);
+        if (rc < 0) {
+                r = rc == -ENOMEM ? sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn)
+                    : sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "%s: command \"%.200s\" not found "
+                                "in PATH", fn, argv[0]);
+                goto out;
+        }
+        len = strlen(exec_path) + 1 + strlen(cwd) + 1;
+        for (n_argv = 0; argv[n_argv] != NULL; n_argv++)
+                len += strlen(argv[n_argv]) + 1;
+        for (n_env = 0; envp[n_env] != NULL; n_env++)
+                len += strlen(envp[n_env]) + 1;
+        if (len > SBX__ZY_MAX_BYTES || n_argv + n_env > SBX__ZY_MAX_STRS) {
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESTALE, "%s: too large for the "
+                              "zygote", fn);
+                goto out;
+        }
+        buf = malloc(len);
+        child = sbx__child_new(w->rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
+        if (buf == NULL || child == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto out;
+        }
+        off = put(buf, 0, exec_path);
+        off = put(buf, off, cwd);
+        for (i = 0; i < n_argv; i++)
+                off = put(buf, off, argv[i]);
+        for (i = 0; i < n_env; i++)
+                off = put(buf, off, envp[i]);
+        if (pipe2(errp, O_CLOEXEC) < 0 ||
+            (child->pidfd = fcntl(w->ctrl, F_DUPFD_CLOEXEC, 3)) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: %s", fn, strerror(errno));
+                goto out;
+        }
+        memset(&rq, 0, sizeof(rq));
+        rq.magic = SBX__ZY_MAGIC;
+        rq.len = (uint32_t) len;
+        rq.n_argv = (uint32_t) n_argv;
+        rq.n_env = (uint32_t) n_env;
+        rq.timeout_ms = opts->timeout_ms;
+        if (opts->stdin_fd >= 0) {
+                rq.fdmask |= 1;
+                fds[nfd++] = opts->stdin_fd;
+        }
+        if (opts->stdout_fd >= 0) {
+                rq.fdmask |= 2;
+                fds[nfd++] = opts->stdout_fd;
+        }
+        if (opts->stderr_fd >= 0) {
+                rq.fdmask |= 4;
+                fds[nfd++] = opts->stderr_fd;
+        }
+        fds[nfd++] = errp[1];
+        iov[0] = (struct iovec){ &rq, sizeof(rq) };
+        iov[1] = (struct iovec){ buf, len };
+        memset(&mh, 0, sizeof(mh));
+        memset(&cm, 0, sizeof(cm));
+        mh.msg_iov = iov;
+        mh.msg_iovlen = 2;
+        mh.msg_control = cm.b;
+        mh.msg_controllen = CMSG_SPACE((size_t) nfd * sizeof(int));
+        c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN((size_t) nfd * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t) nfd * sizeof(int));
+        if (w->shared != NULL)
+                *(volatile int32_t *) w->shared = STEP_FORK;
+        if (sendmsg(w->ctrl, &mh, MSG_NOSIGNAL) != (ssize_t) (sizeof(rq) + len)) {
+                /* Not started: the zygote is gone (or broken). */
+                warm_kill(w);
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone", fn);
+                goto out;
+        }
+        w->busy = 1;
+        (void) close(errp[1]);
+        errp[1] = -1;
+        /* Learn whether execve succeeded, as a cold spawn does. */
+        tmp = (struct sbx__proc){ w->pid, w->pidfd, errp[0], -1, w->shared };
+        rc = sbx__launch_wait_exec(&tmp, &rep);
+        if (rc != 0) {
+                /* The command did not start: the zygote answers for it
+                 * (or, stuck or gone, it ends here). */
+                int gone = rc != -ETIMEDOUT && read_reply(w, WARM_REAP_MS, &code) == -EPIPE;
+
+                if (rc == -ETIMEDOUT || w->busy)
+                        warm_kill(w);
+                w->busy = 0;
+                if (gone && rep.step != STEP_EXEC) {
+                        /* It died before the command started (killed from
+                         * outside): not run; the caller runs it cold. */
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is "
+                                      "gone", fn);
+                        goto out;
+                }
+                if (rc < 0 && rc != -ETIMEDOUT)
+                        rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
+                if (rep.step == STEP_EXEC)
+                        r = sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%s\" in the "
+                                      "sandbox: %s", fn, exec_path, strerror(rep.err));
+                else
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep.err, "%s: %s sandbox "
+                                      "setup failed while %s: %s; the command was not run", fn,
+                                      w->rung == 1 ? "native" : "landlock",
+                                      sbx__step_name(rep.step) != NULL ? sbx__step_name(rep.step)
+                                      : "an unknown step", strerror(rep.err));
+                goto out;
+        }
+        child->pid = w->pid;
+        child->warm = w;
+        child->monitor = 1;
+        child->required = plan->required;
+        child->achieved = w->achieved;
+        *out = child;
+        child = NULL;
+        r = SBX_OK;
+out:
+        if (errp[0] >= 0)
+                (void) close(errp[0]);
+        if (errp[1] >= 0)
+                (void) close(errp[1]);
+        if (child != NULL) {
+                sbx__warm_child_release(child);
+                free(child);
+        }
+        free(buf);
+        free(exec_path);
+        sbx_strv_free(envp);
+        return r;
+}
+
+void sbx__warm_stop(struct sbx__warm *w)
+{
+        struct sbx__proc p;
+        int code;
+
+        if (w == NULL)
+                return;
+        if (w->busy && !w->dead) {
+                /* Its command is still running: the tree goes first. */
+                (void) send_sig(w, SBX__SIG_KILLTREE);
+                if (read_reply(w, WARM_REAP_MS, &code) < 0)
+                        warm_kill(w);
+        }
+        if (w->ctrl >= 0)
+                (void) close(w->ctrl);  /* the zygote reads EOF and ends */
+        w->ctrl = -1;
+        p = (struct sbx__proc){ w->pid, w->pidfd, -1, -1, NULL };
+        if (p.pid > 0 && sbx__proc_reap(&p, WARM_REAP_MS, NULL) < 0) {
+                (void) send_sig(w, SIGKILL);
+                (void) sbx__proc_reap(&p, WARM_REAP_MS, NULL);
+        }
+        if (w->pidfd >= 0)
+                (void) close(w->pidfd);
+        if (w->shared != NULL)
+                (void) munmap(w->shared, 4096);
+        free(w->home);
+        free(w->home2);
+        free(w);
+}
