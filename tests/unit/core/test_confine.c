@@ -625,18 +625,21 @@ static void test_confine__local_config_validation(void **state)
 static void test_confine__backend_names_round_trip(void **state)
 {
         static const char *const names[] = { "auto", "native", "landlock", "bwrap",
-                                             "unavailable" };
+                                             "unavailable", "seatbelt", "windows" };
         int32_t id;
         size_t i;
         (void) state;
 
-        for (i = 0; i < 5; i++) {
+        for (i = 0; i < 7; i++) {
                 assert_string_equal(sbx_backend_name((int32_t) i), names[i]);
                 assert_int_equal(sbx_backend_parse(names[i], &id, NULL), SBX_OK);
                 assert_int_equal(id, (int32_t) i);
         }
         assert_string_equal(sbx_backend_name(-1), "invalid");
-        assert_string_equal(sbx_backend_name(5), "invalid");
+        assert_string_equal(sbx_backend_name(7), "invalid");
+        /* The other operating systems' rows exist only in their builds. */
+        assert_null(sbx__backend_get(SBX_BACKEND_SEATBELT));
+        assert_null(sbx__backend_get(SBX_BACKEND_WINDOWS));
         id = 77;
         assert_sbx_fails(sbx_backend_parse("Native", &id, err), SBX_E_INVALID, "not a backend");
         assert_sbx_fails(sbx_backend_parse("", &id, err), SBX_E_INVALID, "not a backend");
