@@ -679,6 +679,150 @@ SBX_API sbx_code sbx_profile_access_for(const sbx_profile *profile, uint32_t ver
 SBX_API sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
                                          sbx_error *err);
 
+/* ---------------------------------------------------------- policy files */
+
+/*
+ * A policy file (docs/policy-file.md): one JSON object, shared by
+ * sandbox-run and the API, that holds a profile's mode, workspace, extra
+ * roots and unix sockets together with how its commands are spawned
+ * (environment, limits, backend) and a network allowlist:
+ *
+ *   { "version": 1, "mode": "workspace-write",
+ *     "write_roots": ["~/.cache/pip"],
+ *     "env": { "pass": ["GOFLAGS"], "set": { "CI": "1" } },
+ *     "limits": { "memory": "2G", "pids": 256, "timeout": 600 },
+ *     "network": { "access": "deny", "allow_hosts": ["registry.npmjs.org"] } }
+ *
+ * "version": 1 is required.  An unknown key, a duplicated key, a value of
+ * the wrong type or out of range, a relative path and a malformed host are
+ * errors whose message names the file, the line and the key, as
+ * "<file>:<line>: <key>: <problem>" (docs/policy-file.md lists them).
+ * network.allow_hosts is checked and kept, but nothing enforces it yet:
+ * the network stays as network.access says.  An immutable, validated
+ * document; thread-safe to share.
+ */
+typedef struct sbx_policy_file sbx_policy_file;
+
+/* Which keys a policy file sets: bits of sbx_policy_settings.set. */
+#define SBX_POLICY_SET_MODE                   (1u << 0)
+#define SBX_POLICY_SET_WORKSPACE              (1u << 1)
+#define SBX_POLICY_SET_NETWORK                (1u << 2)  /* network.access */
+#define SBX_POLICY_SET_BACKEND                (1u << 3)
+#define SBX_POLICY_SET_MEMORY                 (1u << 4)  /* limits.memory */
+#define SBX_POLICY_SET_PIDS                   (1u << 5)  /* limits.pids */
+#define SBX_POLICY_SET_TIMEOUT                (1u << 6)  /* limits.timeout */
+#define SBX_POLICY_SET_FORCE_WORKSPACE        (1u << 7)
+#define SBX_POLICY_SET_ACCEPT_UNPROTECTED_GIT (1u << 8)
+
+/* What a policy file says, borrowed from it (valid until it is freed).
+ * A value whose bit is not in `set` is 0; a list not given is empty
+ * (NULL, 0).  Lists keep the file's order, so entry i of read_roots is
+ * the key "read_roots[i]" of sbx_policy_file_line. */
+typedef struct sbx_policy_settings {
+        uint32_t version;               /* SBX_POLICY_SETTINGS_VERSION */
+        uint32_t set;                   /* SBX_POLICY_SET_* */
+        int32_t  mode;                  /* sbx_mode */
+        int32_t  network;               /* SBX_ACCESS_DENY or SBX_ACCESS_ALLOW */
+        int32_t  backend;               /* sbx_backend_id, never UNAVAILABLE */
+        int32_t  force_workspace;       /* 0 or 1 */
+        int32_t  accept_unprotected_git; /* 0 or 1 */
+        uint32_t reserved;              /* 0 */
+        const char *workspace;          /* absolute, "~" expanded, cleaned; NULL */
+        uint64_t memory_max;            /* bytes */
+        uint64_t pids_max;              /* processes */
+        uint64_t timeout_ms;            /* milliseconds */
+        const char *const *read_roots;  /* absolute paths, like workspace */
+        size_t   n_read_roots;
+        const char *const *write_roots;
+        size_t   n_write_roots;
+        const char *const *unix_sockets;
+        size_t   n_unix_sockets;
+        const char *const *env_pass;    /* variable names passed through */
+        size_t   n_env_pass;
+        const char *const *env_set;     /* "NAME=VALUE" */
+        size_t   n_env_set;
+        const char *const *allow_hosts; /* HOST[:PORT], lower case; not enforced yet */
+        size_t   n_allow_hosts;
+} sbx_policy_settings;
+#define SBX_POLICY_SETTINGS_VERSION 1u
+#define SBX_POLICY_SETTINGS_INIT \
+        { SBX_POLICY_SETTINGS_VERSION, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, NULL, 0, NULL, 0, \
+          NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
+/* Fill *settings as SBX_POLICY_SETTINGS_INIT does, for binding generators
+ * (cffi, bindgen) that cannot expand macros; NULL is ignored.  Since: 0.2. */
+SBX_API void sbx_policy_settings_init(sbx_policy_settings *settings);
+
+/*
+ * Read and validate the policy file at path (a regular file of at most
+ * 1 MiB; a link to one is followed).  Paths in it must be absolute or
+ * start with "~/" ($HOME); nothing else on the file system is consulted.
+ * Errors: SBX_E_INVALID (the content: "<path>:<line>: <key>: <problem>";
+ * a directory or special file), SBX_E_UNSUPPORTED (a "version" newer than
+ * 1), SBX_E_NOT_FOUND (no such file), SBX_E_IO, SBX_E_RANGE (too large),
+ * SBX_E_NOMEM.  Thread-safety: safe.  Since: 0.2.
+ */
+SBX_API sbx_code sbx_policy_file_load(const char *path, sbx_policy_file **out, sbx_error *err);
+/* The same for text (NUL-terminated); name stands for the file in messages
+ * and sbx_policy_file_name (NULL = "<string>").  Errors: as
+ * sbx_policy_file_load, without SBX_E_NOT_FOUND and SBX_E_IO.
+ * Thread-safety: safe.  Since: 0.2. */
+SBX_API sbx_code sbx_policy_file_parse(const char *text, const char *name,
+                                       sbx_policy_file **out, sbx_error *err);
+/* Free; NULL is ignored.  Since: 0.2. */
+SBX_API void sbx_policy_file_free(sbx_policy_file *pf);
+/* The path it was loaded from (or the name it was parsed under); borrowed.
+ * NULL for NULL.  Since: 0.2. */
+SBX_API const char *sbx_policy_file_name(const sbx_policy_file *pf);
+/* Fill *out (out->version SBX_POLICY_SETTINGS_VERSION) with what the file
+ * sets, borrowed from pf.  Errors: SBX_E_INVALID.  Thread-safety: safe.
+ * Since: 0.2. */
+SBX_API sbx_code sbx_policy_file_settings(const sbx_policy_file *pf, sbx_policy_settings *out,
+                                          sbx_error *err);
+/*
+ * The line (from 1) of a key of the file, for messages and --explain:
+ * "mode", "limits.memory", "network.allow_hosts[2]", "env.set.NAME",
+ * "read_roots[0]" (an array entry's own line); "" is the top-level object.
+ * 0 when the file has no such key, or pf or key is NULL.  Thread-safety:
+ * safe.  Since: 0.2.
+ */
+SBX_API uint32_t sbx_policy_file_line(const sbx_policy_file *pf, const char *key);
+
+/*
+ * The profile the file describes: its mode's profile (read-only when it
+ * sets none, sbx_profile_from_mode) on workspace_root (NULL = the file's
+ * "workspace"; neither is SBX_E_INVALID), with network.access, the read
+ * and write roots, unix_sockets, force_workspace and accept_unprotected_git
+ * applied.  Every path is canonicalised first (sbx_path_canonical); a root
+ * may not exist yet.  The environment, limits and backend are for the
+ * spawn: read them with sbx_policy_file_settings and sbx_policy_file_env.
+ * Errors: as sbx_profile_new; a path that cannot be resolved names its key
+ * and line.  Thread-safety: safe.  Since: 0.2.
+ */
+SBX_API sbx_code sbx_policy_file_profile(const sbx_policy_file *pf, const char *workspace_root,
+                                         sbx_profile **out, sbx_error *err);
+/*
+ * The "NAME=VALUE" entries a spawn should add (sbx_spawn_options.env_set):
+ * each env.pass name with its value in envp (NULL = environ; a name not
+ * set there is left out), then every env.set entry (which replaces a
+ * passed one of the same name).  *out is NULL-terminated, freed with
+ * sbx_strv_free(); *n_out may be NULL.  Errors: SBX_E_INVALID,
+ * SBX_E_NOMEM.  Thread-safety: safe if no thread changes environ.
+ * Since: 0.2.
+ */
+SBX_API sbx_code sbx_policy_file_env(const sbx_policy_file *pf, const char *const *envp,
+                                     char ***out, size_t *n_out, sbx_error *err);
+
+/* sbx_policy_file_load, then sbx_policy_file_profile.  Errors: theirs.
+ * Thread-safety: safe.  Since: 0.2. */
+SBX_API sbx_code sbx_profile_from_file(const char *path, const char *workspace_root,
+                                       sbx_profile **out, sbx_error *err);
+/* sbx_policy_file_parse (name_for_errors may be NULL), then
+ * sbx_policy_file_profile.  Errors: theirs.  Thread-safety: safe.
+ * Since: 0.2. */
+SBX_API sbx_code sbx_profile_from_string(const char *text, const char *name_for_errors,
+                                         const char *workspace_root, sbx_profile **out,
+                                         sbx_error *err);
+
 /* ------------------------------------------------------------ guarantees */
 
 /* What a boundary promises.  Bits of a uint32_t. */

@@ -97,7 +97,7 @@ static int is_xdigit(char c)
 }
 
 /* A decimal port 1..65535: digits only, no sign, no leading zero. */
-static int port_ok(const char *s)
+int sbx__net_port_ok(const char *s)
 {
         size_t i;
         long v = 0;
@@ -119,7 +119,7 @@ static int port_ok(const char *s)
  * IPv4 address instead: resolvers read "127.1" and "0x7f000001" as
  * 127.0.0.1, so such a scope would not name what it appears to.
  */
-static int host_ok(const char *h, size_t n)
+int sbx__net_host_ok(const char *h, size_t n)
 {
         char buf[16];
         struct in_addr a4;
@@ -181,12 +181,12 @@ static int network_scope_ok(const char *s)
                 buf[close - s - 1] = '\0';
                 if (inet_pton(AF_INET6, buf, &a6) != 1)
                         return 0;
-                return close[1] == ':' && port_ok(close + 2);
+                return close[1] == ':' && sbx__net_port_ok(close + 2);
         }
         colon = strrchr(s, ':');
         if (colon == NULL)
                 return 0;
-        return host_ok(s, (size_t) (colon - s)) && port_ok(colon + 1);
+        return sbx__net_host_ok(s, (size_t) (colon - s)) && sbx__net_port_ok(colon + 1);
 }
 
 /* Unicode White_Space (the ASCII ones other than ' ' are controls too). */

@@ -850,38 +850,35 @@ out:
 
 /* ----------------------------------------------------- modes & presets */
 
-static sbx_code from_mode(const char *fn, int32_t mode, const char *workspace_root,
-                          sbx_profile **out, sbx_error *err)
+sbx_code sbx__profile_mode_config(const char *fn, int32_t mode, sbx_profile_config *cfg,
+                                  sbx_error *err)
 {
-        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_profile_config c = SBX_PROFILE_CONFIG_INIT;
 
-        if (out == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: out is NULL", fn);
-        cfg.workspace_root = workspace_root;
         switch (mode) {
         case SBX_MODE_READ_ONLY:
         case SBX_MODE_WORKSPACE_WRITE:
-                cfg.workspace_read = SBX_ACCESS_ALLOW;
-                cfg.workspace_write = mode == SBX_MODE_WORKSPACE_WRITE ? SBX_ACCESS_ALLOW :
-                                                                         SBX_ACCESS_DENY;
-                cfg.host_read = SBX_ACCESS_ALLOW;
-                cfg.host_write = SBX_ACCESS_DENY;
-                cfg.network = SBX_ACCESS_DENY;
-                cfg.command = SBX_ACCESS_ALLOW;
-                cfg.home = SBX_HOME_ISOLATED;
-                cfg.isolation = SBX_ISOLATION_SANDBOXED;
-                cfg.ack_unconfined = 0;
+                c.workspace_read = SBX_ACCESS_ALLOW;
+                c.workspace_write = mode == SBX_MODE_WORKSPACE_WRITE ? SBX_ACCESS_ALLOW :
+                                                                       SBX_ACCESS_DENY;
+                c.host_read = SBX_ACCESS_ALLOW;
+                c.host_write = SBX_ACCESS_DENY;
+                c.network = SBX_ACCESS_DENY;
+                c.command = SBX_ACCESS_ALLOW;
+                c.home = SBX_HOME_ISOLATED;
+                c.isolation = SBX_ISOLATION_SANDBOXED;
+                c.ack_unconfined = 0;
                 break;
         case SBX_MODE_DANGER_FULL_ACCESS:
-                cfg.workspace_read = SBX_ACCESS_ALLOW;
-                cfg.workspace_write = SBX_ACCESS_ALLOW;
-                cfg.host_read = SBX_ACCESS_ALLOW;
-                cfg.host_write = SBX_ACCESS_ALLOW;
-                cfg.network = SBX_ACCESS_ALLOW;
-                cfg.command = SBX_ACCESS_ALLOW;
-                cfg.home = SBX_HOME_REAL;
-                cfg.isolation = SBX_ISOLATION_UNCONFINED;
-                cfg.ack_unconfined = 1;
+                c.workspace_read = SBX_ACCESS_ALLOW;
+                c.workspace_write = SBX_ACCESS_ALLOW;
+                c.host_read = SBX_ACCESS_ALLOW;
+                c.host_write = SBX_ACCESS_ALLOW;
+                c.network = SBX_ACCESS_ALLOW;
+                c.command = SBX_ACCESS_ALLOW;
+                c.home = SBX_HOME_REAL;
+                c.isolation = SBX_ISOLATION_UNCONFINED;
+                c.ack_unconfined = 1;
                 break;
         case SBX_MODE_NONE:
         default:
@@ -889,6 +886,22 @@ static sbx_code from_mode(const char *fn, int32_t mode, const char *workspace_ro
                                  "%s: mode is %d; must be read-only (1), workspace-write (2) "
                                  "or danger-full-access (3)", fn, (int) mode);
         }
+        *cfg = c;
+        return SBX_OK;
+}
+
+static sbx_code from_mode(const char *fn, int32_t mode, const char *workspace_root,
+                          sbx_profile **out, sbx_error *err)
+{
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_code c;
+
+        if (out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: out is NULL", fn);
+        c = sbx__profile_mode_config(fn, mode, &cfg, err);
+        if (c != SBX_OK)
+                return c;
+        cfg.workspace_root = workspace_root;
         return profile_build(fn, &cfg, 1, NULL, out, err);
 }
 

@@ -148,6 +148,19 @@ enum path_syntax {
         PATH_DOTDOT
 };
 
+/* The configuration of a mode's named profile (sbx_profile_from_mode's
+ * table) without a workspace root: SBX_E_INVALID (naming fn) for anything
+ * but the three modes; *cfg is written only on success. */
+sbx_code sbx__profile_mode_config(const char *fn, int32_t mode, sbx_profile_config *cfg,
+                                  sbx_error *err);
+
+/* The network scope grammar of access.c, shared with the policy file's
+ * allow_hosts: a DNS name or strict dotted-quad IPv4 address of n bytes
+ * (a name whose last label is numeric must be an IPv4 address), and a
+ * decimal port 1..65535 without sign or leading zero.  1 if valid. */
+int sbx__net_host_ok(const char *h, size_t n);
+int sbx__net_port_ok(const char *s);
+
 /* "isolated" | "real", "sandboxed" | "unconfined"; "invalid" otherwise. */
 const char *sbx__profile_home_name(int32_t h);
 const char *sbx__profile_isolation_name(int32_t i);

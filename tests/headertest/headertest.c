@@ -12,7 +12,8 @@ int sbx_headertest_c(void)
         sbx_escalation_request q = SBX_ESCALATION_REQUEST_INIT;
         sbx_session_log_report lr = SBX_SESSION_LOG_REPORT_INIT;
         sbx_limits_report lim = SBX_LIMITS_REPORT_INIT;
+        sbx_policy_settings ps = SBX_POLICY_SETTINGS_INIT;
 
-        (void) r; (void) ev; (void) rule; (void) p; (void) q; (void) lr; (void) lim;
+        (void) r; (void) ev; (void) rule; (void) p; (void) q; (void) lr; (void) lim; (void) ps;
         return e.code + SBX_VERSION_AT_LEAST(0, 1, 0);
 }

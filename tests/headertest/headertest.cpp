@@ -12,7 +12,8 @@ int sbx_headertest_cxx()
         sbx_escalation_request q = SBX_ESCALATION_REQUEST_INIT;
         sbx_session_log_report lr = SBX_SESSION_LOG_REPORT_INIT;
         sbx_limits_report lim = SBX_LIMITS_REPORT_INIT;
+        sbx_policy_settings ps = SBX_POLICY_SETTINGS_INIT;
 
-        (void) r; (void) ev; (void) rule; (void) p; (void) q; (void) lr; (void) lim;
+        (void) r; (void) ev; (void) rule; (void) p; (void) q; (void) lr; (void) lim; (void) ps;
         return e.code + (sbx_code_name(SBX_OK) != 0);
 }
