@@ -104,6 +104,12 @@ struct sbx_child {
         int      monitor;       /* Linux rung 2: a subreaper monitor is the top */
         char    *scratch;       /* host scratch directory to remove, or NULL */
         char    *cgroup[2];     /* cgroup directories to remove, or NULL */
+        /* 1: a layer of the backend could not be applied (Windows: the
+         * restricted token); the report says PARTIAL (docs/windows.md). */
+        int32_t  degraded;
+        /* Backend-private state (Windows: process, job and ACL undo),
+         * freed by the row's release. */
+        void    *os;
         /* The resource limits this spawn applied (sbx_child_limits): the
          * value asked for and how it is enforced (sbx_limit_kind). */
         uint64_t memory_max;
@@ -154,5 +160,38 @@ sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *prof
                             char ***argv_out, sbx_error *err);
 sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+
+/* ----- Windows rows (src/windows/, _WIN32 only) ----- */
+struct sbx__win_setup_state;
+sbx_code sbx__win_probe(sbx_error *err);
+uint32_t sbx__win_guarantees(const struct sbx_plan *plan);
+sbx_code sbx__win_confine(const struct sbx_plan *plan, const sbx_profile *profile,
+                          const char *runner, const char *const *argv,
+                          char ***argv_out, sbx_error *err);
+sbx_code sbx__win_spawn(const struct sbx_plan *plan, const char *const *argv,
+                        const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+sbx_code sbx__win_direct_spawn(const struct sbx_plan *plan, const char *const *argv,
+                               const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+int sbx__win_child_wait(sbx_child *child, int timeout_ms, int *status);
+int sbx__win_child_kill(sbx_child *child, int sig);
+void sbx__win_child_release(sbx_child *child);
+/* The elevated tier's lifecycle; cfg already checked (src/backend/winsetup.c). */
+sbx_code sbx__win_broker_setup(const sbx_windows_setup_config *cfg, sbx_error *err);
+sbx_code sbx__win_broker_inspect(const sbx_windows_setup_config *cfg,
+                                 struct sbx__win_setup_state *state, char *reason,
+                                 size_t reason_size, sbx_error *err);
+sbx_code sbx__win_broker_remove(const sbx_windows_setup_config *cfg, sbx_error *err);
+
+/* ----- macOS row (src/darwin/, __APPLE__ only) ----- */
+sbx_code sbx__seatbelt_probe(sbx_error *err);
+uint32_t sbx__seatbelt_guarantees(const struct sbx_plan *plan);
+sbx_code sbx__seatbelt_confine(const struct sbx_plan *plan, const sbx_profile *profile,
+                               const char *runner, const char *const *argv,
+                               char ***argv_out, sbx_error *err);
+sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *argv,
+                             const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+int sbx__darwin_child_wait(sbx_child *child, int timeout_ms, int *status);
+int sbx__darwin_child_kill(sbx_child *child, int sig);
+void sbx__darwin_child_release(sbx_child *child);
 
 #endif /* SBX_BACKEND_H */

@@ -9,7 +9,8 @@
  *       failing probe is remembered and every later use fails closed with
  *       SBX_E_SANDBOX_UNAVAILABLE naming it; the chain is skipped.
  *   auto: native (rung 1) -> landlock (rung 2) -> bwrap -> unavailable,
- *       the first whose probe succeeds.
+ *       the first whose probe succeeds (Linux); seatbelt -> unavailable
+ *       (Apple); windows -> unavailable (Windows).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -147,10 +148,54 @@ static const struct sbx_backend backend_direct = {
 };
 #endif
 
+#if defined(_WIN32)
+/* Restricted token + job object + ACLs (src/windows/, docs/windows.md).
+ * The Windows C runtime and the usual tools print these for
+ * ERROR_ACCESS_DENIED. */
+static const char *const windows_denials[] = { "Access is denied", "Permission denied", NULL };
+
+static const struct sbx_backend backend_windows = {
+        .id = SBX_BACKEND_WINDOWS, .name = "windows",
+        .probe = sbx__win_probe, .verify = sbx__win_probe,
+        .guarantees = sbx__win_guarantees, .confine_guarantees = unavailable_guarantees,
+        .confine = sbx__win_confine, .spawn = sbx__win_spawn,
+        .wait = sbx__win_child_wait, .kill = sbx__win_child_kill,
+        .release = sbx__win_child_release, .denial_signatures = windows_denials,
+};
+
+/* Direct (unconfined, acknowledged) plans on Windows: a job object only. */
+static const struct sbx_backend backend_win_direct = {
+        .id = SBX_BACKEND_AUTO, .name = "direct",
+        .probe = unavailable_probe, .verify = unavailable_probe,
+        .guarantees = unavailable_guarantees, .confine_guarantees = unavailable_guarantees,
+        .confine = unavailable_confine, .spawn = sbx__win_direct_spawn,
+        .wait = sbx__win_child_wait, .kill = sbx__win_child_kill,
+        .release = sbx__win_child_release, .denial_signatures = no_denials,
+};
+#endif
+
+#if defined(__APPLE__)
+/* sandbox-exec with a compiled SBPL profile (src/darwin/, docs/seatbelt.md):
+ * EPERM as libc prints it, and the kernel log's "deny(1)" that some tools
+ * echo. */
+static const char *const seatbelt_denials[] = { "Operation not permitted", "deny(1)", NULL };
+
+static const struct sbx_backend backend_seatbelt = {
+        .id = SBX_BACKEND_SEATBELT, .name = "seatbelt",
+        .probe = sbx__seatbelt_probe, .verify = sbx__seatbelt_probe,
+        .guarantees = sbx__seatbelt_guarantees, .confine_guarantees = sbx__seatbelt_guarantees,
+        .confine = sbx__seatbelt_confine, .spawn = sbx__seatbelt_spawn,
+        .wait = sbx__darwin_child_wait, .kill = sbx__darwin_child_kill,
+        .release = sbx__darwin_child_release, .denial_signatures = seatbelt_denials,
+};
+#endif
+
 const struct sbx_backend *sbx__backend_direct(void)
 {
 #if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
         return &backend_direct;
+#elif defined(_WIN32)
+        return &backend_win_direct;
 #else
         return &backend_unavailable;
 #endif
@@ -160,6 +205,12 @@ const struct sbx_backend *sbx__backend_direct(void)
 static const struct sbx_backend *const chain[] = {
 #if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
         &backend_native, &backend_landlock, &backend_bwrap,
+#endif
+#if defined(__APPLE__)
+        &backend_seatbelt,
+#endif
+#if defined(_WIN32)
+        &backend_windows,
 #endif
         &backend_unavailable,
 };
@@ -192,6 +243,15 @@ static const sbx_runner_rule bwrap_rules[] = {
         { SBX_RUNNER_RULE_VERSION, bwrap_codes, 1, bwrap_fatal, 1, NULL, 0 },
 };
 
+/* sandbox-exec prints "sandbox-exec: <what failed>" and exits 65 (a
+ * profile it cannot parse) or 71 (one the kernel refused); unverified on a
+ * Mac (docs/seatbelt.md). */
+static const int32_t seatbelt_codes[] = { 65, 71 };
+static const char *const seatbelt_fatal[] = { "sandbox-exec:" };
+static const sbx_runner_rule seatbelt_rules[] = {
+        { SBX_RUNNER_RULE_VERSION, seatbelt_codes, 2, seatbelt_fatal, 1, NULL, 0 },
+};
+
 const sbx_runner_rule *sbx__backend_runner_rules(int32_t backend, size_t *n_out)
 {
         switch (backend) {
@@ -202,6 +262,10 @@ const sbx_runner_rule *sbx__backend_runner_rules(int32_t backend, size_t *n_out)
         case SBX_BACKEND_BWRAP:
                 *n_out = SBX__ARRAY_SIZE(bwrap_rules);
                 return bwrap_rules;
+        case SBX_BACKEND_SEATBELT:
+                *n_out = SBX__ARRAY_SIZE(seatbelt_rules);
+                return seatbelt_rules;
+        case SBX_BACKEND_WINDOWS:       /* spawns itself: no runner */
         case SBX_BACKEND_AUTO:
         case SBX_BACKEND_UNAVAILABLE:
         default:
@@ -218,6 +282,8 @@ static const char *const backend_names[] = {
         [SBX_BACKEND_LANDLOCK] = "landlock",
         [SBX_BACKEND_BWRAP] = "bwrap",
         [SBX_BACKEND_UNAVAILABLE] = "unavailable",
+        [SBX_BACKEND_SEATBELT] = "seatbelt",
+        [SBX_BACKEND_WINDOWS] = "windows",
 };
 
 const char *sbx_backend_name(int32_t backend)
@@ -243,12 +309,12 @@ sbx_code sbx_backend_parse(const char *text, int32_t *backend_out, sbx_error *er
         }
         return sbx__fail(err, SBX_E_INVALID, 0,
                          "sbx_backend_parse: \"%.64s\" is not a backend (auto, native, "
-                         "landlock, bwrap, unavailable)", text);
+                         "landlock, bwrap, unavailable, seatbelt, windows)", text);
 }
 
 static int backend_valid(int32_t b)
 {
-        return b >= SBX_BACKEND_AUTO && b <= SBX_BACKEND_UNAVAILABLE;
+        return b >= SBX_BACKEND_AUTO && b <= SBX_BACKEND_WINDOWS;
 }
 
 /* ---------------------------------------------------------- detection */
@@ -301,7 +367,8 @@ static void detect(void)
                         chosen = NULL;
                         (void) snprintf(chosen_msg, sizeof(chosen_msg),
                                         "SBX_BACKEND=\"%.64s\" is not a backend (auto, native, "
-                                        "landlock, bwrap, unavailable); refusing to guess", env);
+                                        "landlock, bwrap, unavailable, seatbelt, windows); "
+                                        "refusing to guess", env);
                         return;
                 }
         }
