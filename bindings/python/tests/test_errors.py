@@ -76,6 +76,12 @@ class TestErrors(support.TestCase):
         if cm.exception.code == sbx.Code.E_IO:
             self.assertNotEqual(cm.exception.sys_errno, 0)
 
+    def test_windows_tier_is_unsupported_here(self):
+        self.assertSandboxError(sbx.Code.E_UNSUPPORTED, sbx.windows_inspect, "sbx-1",
+                                "C:\\ProgramData\\sbx", proxy_ports=[8080])
+        self.assertSandboxError(sbx.Code.E_INVALID, sbx.windows_remove, "bad id!",
+                                "C:\\ProgramData\\sbx")
+
     def test_unknown_code_stays_an_int(self):
         e = sbx.SandboxError(999, "from a newer library")
         self.assertEqual(e.code, 999)

@@ -51,7 +51,8 @@ __all__ = [
     "normalize_text", "set_invariants_enabled", "set_local_config", "spawn", "strerror",
     "strip_ansi", "toolchain_roots", "validate_escalation_args", "version", "writable_roots",
     "parse_mode", "parse_mode_source", "parse_approval", "parse_backend", "resolve_preset",
-    "custom_preset", "derive_preset",
+    "custom_preset", "derive_preset", "WindowsStatus", "windows_setup", "windows_inspect",
+    "windows_remove",
 ]
 
 # ------------------------------------------------------------------ enums
@@ -177,6 +178,8 @@ class Backend(enum.IntEnum):
     LANDLOCK = 2
     BWRAP = 3
     UNAVAILABLE = 4
+    SEATBELT = 5
+    WINDOWS = 6
 
 
 class LimitKind(enum.IntEnum):
@@ -1394,6 +1397,53 @@ def run(plan, argv, *, input=None, capture_output=False, stdout=None, stderr=Non
         out, err = child.communicate(input)
         return Completed(list(argv), child.returncode, out, err, child.report(),
                          child.timed_out)
+
+
+# ------------------------------------------------- the Windows elevated tier
+
+@dataclasses.dataclass(frozen=True)
+class WindowsStatus:
+    ready: bool
+    installed: bool
+    reason: str
+
+
+def _windows_config(installation_id, state_root, host_binary, runtime_evidence_path,
+                    proxy_ports):
+    ports = list(proxy_ports)
+    arr = (ctypes.c_uint16 * max(1, len(ports)))(*ports)
+    return _n.WindowsSetupConfig(_n.WINDOWS_SETUP_CONFIG_VERSION, _b(installation_id),
+                                 _b(state_root), _b(host_binary), _b(runtime_evidence_path),
+                                 arr, len(ports))
+
+
+def windows_setup(installation_id, state_root, host_binary=None, runtime_evidence_path=None,
+                  proxy_ports=()):
+    """Install the elevated Windows tier (docs/windows.md; not ready in this
+    version).  Off Windows: SandboxError E_UNSUPPORTED."""
+    c = _windows_config(installation_id, state_root, host_binary, runtime_evidence_path,
+                        proxy_ports)
+    _call(_lib.sbx_windows_setup, ctypes.byref(c))
+
+
+def windows_inspect(installation_id, state_root, host_binary=None,
+                    runtime_evidence_path=None, proxy_ports=()):
+    """Whether the elevated Windows tier is ready: a WindowsStatus."""
+    c = _windows_config(installation_id, state_root, host_binary, runtime_evidence_path,
+                        proxy_ports)
+    st = _n.WindowsStatus()
+    st.version = _n.WINDOWS_STATUS_VERSION
+    _call(_lib.sbx_windows_inspect, ctypes.byref(c), ctypes.byref(st))
+    return WindowsStatus(bool(st.ready), bool(st.installed),
+                         st.reason.decode("utf-8", "replace"))
+
+
+def windows_remove(installation_id, state_root, host_binary=None,
+                   runtime_evidence_path=None, proxy_ports=()):
+    """Remove the elevated Windows tier."""
+    c = _windows_config(installation_id, state_root, host_binary, runtime_evidence_path,
+                        proxy_ports)
+    _call(_lib.sbx_windows_remove, ctypes.byref(c))
 
 
 # -------------------------------------------------------------- executors

@@ -152,6 +152,8 @@ LIMITS_REPORT_VERSION = 1
 EXECUTOR_SET_OPTIONS_VERSION = 1
 GRANT_REQUEST_VERSION = 1
 RUN_OPTIONS_VERSION = 1
+WINDOWS_SETUP_CONFIG_VERSION = 1
+WINDOWS_STATUS_VERSION = 1
 
 # ---------------------------------------------------------------- types
 
@@ -293,9 +295,23 @@ class RunResult(ctypes.Structure):
                 ("marker", ctypes.c_char * DENIAL_CLASS_MARKER_MAX)]
 
 
+class WindowsSetupConfig(ctypes.Structure):
+    C_NAME = "sbx_windows_setup_config"
+    _fields_ = [("version", c_uint32), ("installation_id", c_char_p), ("state_root", c_char_p),
+                ("host_binary", c_char_p), ("runtime_evidence_path", c_char_p),
+                ("proxy_ports", P(ctypes.c_uint16)), ("n_proxy_ports", c_size_t)]
+
+
+class WindowsStatus(ctypes.Structure):
+    C_NAME = "sbx_windows_status"
+    _fields_ = [("version", c_uint32), ("ready", c_int32), ("installed", c_int32),
+                ("reserved", c_int32), ("reason", ctypes.c_char * ERROR_SIZE)]
+
+
 STRUCTS = (Error, ModeEvent, SessionLogReport, PolicyRequest, EscalationRequest, RunnerRule,
            Preset, RootAccess, ProfileConfig, GuaranteeReport, LocalConfig, SpawnOptions,
-           LimitsReport, ExecutorSetOptions, GrantRequest, RunOptions, RunResult)
+           LimitsReport, ExecutorSetOptions, GrantRequest, RunOptions, RunResult,
+           WindowsSetupConfig, WindowsStatus)
 
 # The versioned layouts above and the header macro each must equal.
 LAYOUT_VERSIONS = {
@@ -313,6 +329,8 @@ LAYOUT_VERSIONS = {
     "SBX_EXECUTOR_SET_OPTIONS_VERSION": EXECUTOR_SET_OPTIONS_VERSION,
     "SBX_GRANT_REQUEST_VERSION": GRANT_REQUEST_VERSION,
     "SBX_RUN_OPTIONS_VERSION": RUN_OPTIONS_VERSION,
+    "SBX_WINDOWS_SETUP_CONFIG_VERSION": WINDOWS_SETUP_CONFIG_VERSION,
+    "SBX_WINDOWS_STATUS_VERSION": WINDOWS_STATUS_VERSION,
     "SBX_ERROR_SIZE": ERROR_SIZE,
     "SBX_PATH_MAX": PATH_MAX,
     "SBX_DENIAL_MARKER_MAX": DENIAL_MARKER_MAX,
@@ -449,6 +467,10 @@ PROTOTYPES = {
     "sbx_executor_run": (CODE, [H, P(RunOptions), P(RunResult), E]),
     "sbx_executor_cancel": (CODE, [H, c_char_p, E]),
     "sbx_run_result_free": (None, [P(RunResult)]),
+    # the elevated Windows tier (SBX_E_UNSUPPORTED off Windows)
+    "sbx_windows_setup": (CODE, [P(WindowsSetupConfig), E]),
+    "sbx_windows_inspect": (CODE, [P(WindowsSetupConfig), P(WindowsStatus), E]),
+    "sbx_windows_remove": (CODE, [P(WindowsSetupConfig), E]),
     # invariants
     "sbx_invariants_set_enabled": (None, [c_int]),
     "sbx_invariants_enabled": (c_int, []),
