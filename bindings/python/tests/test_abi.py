@@ -35,7 +35,7 @@ NOT_BOUND = {
     "sbx_escalation_request_init", "sbx_runner_rule_init", "sbx_preset_init",
     "sbx_profile_config_init", "sbx_guarantee_report_init", "sbx_local_config_init",
     "sbx_spawn_options_init", "sbx_limits_report_init", "sbx_executor_set_options_init",
-    "sbx_run_options_init", "sbx_windows_setup_config_init", "sbx_windows_status_init",
+    "sbx_run_options_init", "sbx_policy_settings_init", "sbx_windows_setup_config_init", "sbx_windows_status_init",
 }
 
 

@@ -182,6 +182,58 @@ class TestPolicy(support.TestCase):
         self.assertEqual(sbx.validate_escalation_args(None, None), sbx.Mode.NONE)
 
 
+class TestPolicyFile(support.TestCase):
+    def setUp(self):
+        self.ws, self.extra = support.workspace_and_outside(self)
+        self.doc = ('{\n'
+                    '  "version": 1,\n'
+                    '  "mode": "workspace-write",\n'
+                    '  "write_roots": ["%s"],\n'
+                    '  "env": {"pass": ["SBX_PY_PASS"], "set": {"SBX_PY_SET": "1"}},\n'
+                    '  "limits": {"pids": 64, "timeout": 600}\n'
+                    '}\n' % self.extra)
+
+    def test_parse_settings_lines_env(self):
+        pf = sbx.PolicyFile.parse(self.doc, "project.json")
+        self.assertEqual(pf.name, "project.json")
+        st = pf.settings()
+        self.assertEqual(st.set, sbx.PolicySet.MODE | sbx.PolicySet.PIDS | sbx.PolicySet.TIMEOUT)
+        self.assertEqual((st.mode, st.pids_max, st.timeout_ms), (sbx.Mode.WORKSPACE_WRITE, 64,
+                                                                 600000))
+        self.assertEqual(st.write_roots, [self.extra])
+        self.assertEqual((st.env_pass, st.env_set), (["SBX_PY_PASS"], ["SBX_PY_SET=1"]))
+        self.assertEqual((pf.line("mode"), pf.line("write_roots[0]"), pf.line("nope")), (3, 4, 0))
+        self.assertEqual(pf.env({"SBX_PY_PASS": "x", "OTHER": "y"}),
+                         ["SBX_PY_PASS=x", "SBX_PY_SET=1"])
+        kw = pf.spawn_options({})
+        self.assertEqual(kw, {"env_set": ["SBX_PY_SET=1"], "pids_max": 64, "timeout": 600.0})
+
+    def test_profile_from_a_file_confines_a_spawn(self):
+        path = os.path.join(support.scratch_dir(self), "policy.json")
+        with open(path, "w") as f:
+            f.write(self.doc)
+        pf = sbx.PolicyFile.load(path)
+        p = pf.profile(self.ws)
+        self.assertEqual(p.access_for("filesystem.write", self.extra + "/f"), sbx.Access.ALLOW)
+        self.assertEqual(sbx.Profile.from_file(path, self.ws).fingerprint(), p.fingerprint())
+        done = sbx.run(p, ["sh", "-c", 'echo "$SBX_PY_SET" > "%s/made"' % self.extra],
+                       **pf.spawn_options())
+        self.assertEqual(done.returncode, 0)
+        with open(os.path.join(self.extra, "made")) as f:
+            self.assertEqual(f.read(), "1\n")
+
+    def test_errors_name_file_line_and_key(self):
+        e = self.assertSandboxError(sbx.Code.E_INVALID, sbx.PolicyFile.parse,
+                                    '{"version": 1,\n "bogus": true}', "bad.json")
+        self.assertTrue(e.message.startswith("bad.json:2: bogus: "), e.message)
+        self.assertSandboxError(sbx.Code.E_UNSUPPORTED, sbx.Profile.from_string,
+                                '{"version": 2}', None, self.ws)
+        self.assertSandboxError(sbx.Code.E_NOT_FOUND, sbx.PolicyFile.load,
+                                self.ws + "/no-such.json")
+        self.assertSandboxError(sbx.Code.E_INVALID, sbx.Profile.from_string,
+                                '{"version": 1}')     # no workspace anywhere
+
+
 class TestText(support.TestCase):
     def test_text_helpers(self):
         self.assertEqual(sbx.strip_ansi(b"\x1b[31mred\x1b[0m\x00!"), b"red\x00!")

@@ -52,7 +52,7 @@ __all__ = [
     "strip_ansi", "toolchain_roots", "validate_escalation_args", "version", "writable_roots",
     "parse_mode", "parse_mode_source", "parse_approval", "parse_backend", "resolve_preset",
     "custom_preset", "derive_preset", "WindowsStatus", "windows_setup", "windows_inspect",
-    "windows_remove",
+    "windows_remove", "PolicyFile", "PolicySettings", "PolicySet",
 ]
 
 # ------------------------------------------------------------------ enums
@@ -166,6 +166,19 @@ class Guarantee(enum.IntFlag):
     ALL = (1 << 14) - 1
 
 
+class PolicySet(enum.IntFlag):
+    """SBX_POLICY_SET_*: which keys a policy file sets."""
+    MODE = 1 << 0
+    WORKSPACE = 1 << 1
+    NETWORK = 1 << 2
+    BACKEND = 1 << 3
+    MEMORY = 1 << 4
+    PIDS = 1 << 5
+    TIMEOUT = 1 << 6
+    FORCE_WORKSPACE = 1 << 7
+    ACCEPT_UNPROTECTED_GIT = 1 << 8
+
+
 class Enforcement(enum.IntEnum):
     NONE = 0
     PARTIAL = 1
@@ -222,6 +235,7 @@ C_PREFIXES = {
     ConfinedMode: "SBX_CONFINED_", EscalationOutcome: "SBX_ESCALATION_",
     Approval: "SBX_APPROVAL_", PresetId: "SBX_PRESET_", Access: "SBX_ACCESS_",
     Home: "SBX_HOME_", Isolation: "SBX_ISOLATION_", Guarantee: "SBX_G_",
+    PolicySet: "SBX_POLICY_SET_",
     Enforcement: "SBX_ENFORCEMENT_", Backend: "SBX_BACKEND_", LimitKind: "SBX_LIMIT_",
     DenialClass: "SBX_DENIAL_", WindowsMode: "SBX_WINDOWS_",
 }
@@ -851,6 +865,23 @@ class Profile(_Handle):
               ctypes.byref(h))
         return cls._wrap(h)
 
+    @classmethod
+    def from_file(cls, path, workspace_root=None):
+        """The profile a policy file describes (docs/policy-file.md);
+        workspace_root None: the file's "workspace".  A bad file raises
+        InvalidArgument "<file>:<line>: <key>: <problem>"."""
+        h = ctypes.c_void_p()
+        _call(_lib.sbx_profile_from_file, _b(path), _b(workspace_root), ctypes.byref(h))
+        return cls._wrap(h)
+
+    @classmethod
+    def from_string(cls, text, name=None, workspace_root=None):
+        """The same for a policy document in a string (name: for messages)."""
+        h = ctypes.c_void_p()
+        _call(_lib.sbx_profile_from_string, _b(text), _b(name), _b(workspace_root),
+              ctypes.byref(h))
+        return cls._wrap(h)
+
     @property
     def workspace_root(self):
         return _s(_lib.sbx_profile_workspace_root(self._ptr))
@@ -887,6 +918,101 @@ class Profile(_Handle):
         h = ctypes.c_void_p()
         _call(_lib.sbx_plan_compile, self._ptr, ctypes.byref(h))
         return Plan(h)
+
+
+# ----------------------------------------------------------- policy files
+
+@dataclasses.dataclass(frozen=True)
+class PolicySettings:
+    """What a policy file says (sbx_policy_settings), copied out of it.  A
+    value whose PolicySet bit is not in `set` is 0 / None."""
+    set: PolicySet
+    mode: Mode
+    network: Access
+    backend: Backend
+    force_workspace: bool
+    accept_unprotected_git: bool
+    workspace: typing.Optional[str]
+    memory_max: int
+    pids_max: int
+    timeout_ms: int
+    read_roots: typing.List[str]
+    write_roots: typing.List[str]
+    unix_sockets: typing.List[str]
+    env_pass: typing.List[str]
+    env_set: typing.List[str]
+    allow_hosts: typing.List[str]
+
+
+class PolicyFile(_Handle):
+    """A validated policy file (docs/policy-file.md), shared with sandbox-run:
+    the profile plus how its commands are spawned.  Thread-safe to share."""
+    _free_name = "sbx_policy_file_free"
+
+    @classmethod
+    def load(cls, path):
+        """Read and validate path.  A bad file raises InvalidArgument whose
+        message is "<file>:<line>: <key>: <problem>"."""
+        h = ctypes.c_void_p()
+        _call(_lib.sbx_policy_file_load, _b(path), ctypes.byref(h))
+        return cls(h)
+
+    @classmethod
+    def parse(cls, text, name=None):
+        """The same for text; name stands for the file in messages."""
+        h = ctypes.c_void_p()
+        _call(_lib.sbx_policy_file_parse, _b(text), _b(name), ctypes.byref(h))
+        return cls(h)
+
+    @property
+    def name(self):
+        return _s(_lib.sbx_policy_file_name(self._ptr))
+
+    def settings(self):
+        c = _n.PolicySettings()
+        c.version = _n.POLICY_SETTINGS_VERSION
+        _call(_lib.sbx_policy_file_settings, self._ptr, ctypes.byref(c))
+
+        def strs(field):
+            return _borrowed_strv(getattr(c, field), getattr(c, "n_" + field))
+        return PolicySettings(
+            PolicySet(c.set), _enum_or_int(Mode, c.mode), _enum_or_int(Access, c.network),
+            _enum_or_int(Backend, c.backend), bool(c.force_workspace),
+            bool(c.accept_unprotected_git), _s(c.workspace), c.memory_max, c.pids_max,
+            c.timeout_ms, strs("read_roots"), strs("write_roots"), strs("unix_sockets"),
+            strs("env_pass"), strs("env_set"), strs("allow_hosts"))
+
+    def line(self, key):
+        """The line of a key ("mode", "limits.memory", "read_roots[0]"), 0 if absent."""
+        return _lib.sbx_policy_file_line(self._ptr, _b(key))
+
+    def profile(self, workspace_root=None):
+        """The profile the file describes (workspace_root None: the file's)."""
+        h = ctypes.c_void_p()
+        _call(_lib.sbx_policy_file_profile, self._ptr, _b(workspace_root), ctypes.byref(h))
+        return Profile._wrap(h)
+
+    def env(self, env=None):
+        """The "NAME=VALUE" entries a spawn adds: env.pass names found in env
+        (a mapping or "NAME=VALUE" strings; None: this process's), then env.set."""
+        p = ctypes.c_void_p()
+        _call(_lib.sbx_policy_file_env, self._ptr, _env_list(env), ctypes.byref(p), None)
+        return _take_strv(p)
+
+    def spawn_options(self, env=None):
+        """Keyword arguments for spawn() / run(): env_set, the limits, the
+        timeout and the backend the file sets."""
+        st = self.settings()
+        kw = {"env_set": self.env(env)}
+        if st.set & PolicySet.MEMORY:
+            kw["memory_max"] = st.memory_max
+        if st.set & PolicySet.PIDS:
+            kw["pids_max"] = st.pids_max
+        if st.set & PolicySet.TIMEOUT:
+            kw["timeout"] = st.timeout_ms / 1000.0
+        if st.set & PolicySet.BACKEND:
+            kw["backend"] = st.backend
+        return kw
 
 
 # ------------------------------------------------------------ guarantees

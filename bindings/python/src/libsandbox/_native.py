@@ -145,6 +145,7 @@ ESCALATION_REQUEST_VERSION = 1
 RUNNER_RULE_VERSION = 1
 PRESET_VERSION = 1
 PROFILE_CONFIG_VERSION = 2
+POLICY_SETTINGS_VERSION = 1
 GUARANTEE_REPORT_VERSION = 1
 LOCAL_CONFIG_VERSION = 1
 SPAWN_OPTIONS_VERSION = 3
@@ -232,6 +233,21 @@ class ProfileConfig(ctypes.Structure):
                 ("unix_sockets", c_char_pp), ("n_unix_sockets", c_size_t)]
 
 
+class PolicySettings(ctypes.Structure):
+    C_NAME = "sbx_policy_settings"
+    _fields_ = [("version", c_uint32), ("set", c_uint32), ("mode", c_int32),
+                ("network", c_int32), ("backend", c_int32), ("force_workspace", c_int32),
+                ("accept_unprotected_git", c_int32), ("reserved", c_uint32),
+                ("workspace", c_char_p), ("memory_max", c_uint64), ("pids_max", c_uint64),
+                ("timeout_ms", c_uint64),
+                ("read_roots", c_char_pp), ("n_read_roots", c_size_t),
+                ("write_roots", c_char_pp), ("n_write_roots", c_size_t),
+                ("unix_sockets", c_char_pp), ("n_unix_sockets", c_size_t),
+                ("env_pass", c_char_pp), ("n_env_pass", c_size_t),
+                ("env_set", c_char_pp), ("n_env_set", c_size_t),
+                ("allow_hosts", c_char_pp), ("n_allow_hosts", c_size_t)]
+
+
 class GuaranteeReport(ctypes.Structure):
     C_NAME = "sbx_guarantee_report"
     _fields_ = [("version", c_uint32), ("required", c_uint32), ("achieved", c_uint32),
@@ -309,7 +325,7 @@ class WindowsStatus(ctypes.Structure):
 
 
 STRUCTS = (Error, ModeEvent, SessionLogReport, PolicyRequest, EscalationRequest, RunnerRule,
-           Preset, RootAccess, ProfileConfig, GuaranteeReport, LocalConfig, SpawnOptions,
+           Preset, RootAccess, ProfileConfig, PolicySettings, GuaranteeReport, LocalConfig, SpawnOptions,
            LimitsReport, ExecutorSetOptions, GrantRequest, RunOptions, RunResult,
            WindowsSetupConfig, WindowsStatus)
 
@@ -322,6 +338,7 @@ LAYOUT_VERSIONS = {
     "SBX_RUNNER_RULE_VERSION": RUNNER_RULE_VERSION,
     "SBX_PRESET_VERSION": PRESET_VERSION,
     "SBX_PROFILE_CONFIG_VERSION": PROFILE_CONFIG_VERSION,
+    "SBX_POLICY_SETTINGS_VERSION": POLICY_SETTINGS_VERSION,
     "SBX_GUARANTEE_REPORT_VERSION": GUARANTEE_REPORT_VERSION,
     "SBX_LOCAL_CONFIG_VERSION": LOCAL_CONFIG_VERSION,
     "SBX_SPAWN_OPTIONS_VERSION": SPAWN_OPTIONS_VERSION,
@@ -422,6 +439,17 @@ PROTOTYPES = {
     "sbx_profile_access_version": (c_uint32, []),
     "sbx_profile_access_for": (CODE, [H, c_uint32, c_char_p, c_char_p, P(c_int32), E]),
     "sbx_profile_fingerprint": (CODE, [H, c_void_p, c_size_t, E]),
+    # policy files
+    "sbx_policy_file_load": (CODE, [c_char_p, PH, E]),
+    "sbx_policy_file_parse": (CODE, [c_char_p, c_char_p, PH, E]),
+    "sbx_policy_file_free": (None, [H]),
+    "sbx_policy_file_name": (c_char_p, [H]),
+    "sbx_policy_file_settings": (CODE, [H, P(PolicySettings), E]),
+    "sbx_policy_file_line": (c_uint32, [H, c_char_p]),
+    "sbx_policy_file_profile": (CODE, [H, c_char_p, PH, E]),
+    "sbx_policy_file_env": (CODE, [H, c_char_pp, P(c_void_p), P(c_size_t), E]),
+    "sbx_profile_from_file": (CODE, [c_char_p, c_char_p, PH, E]),
+    "sbx_profile_from_string": (CODE, [c_char_p, c_char_p, c_char_p, PH, E]),
     # guarantees, plans
     "sbx_guarantee_name": (c_char_p, [c_uint32]),
     "sbx_plan_compile": (CODE, [H, PH, E]),
