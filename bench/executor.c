@@ -10,9 +10,11 @@
  *
  *   bench/executor [iterations]   (default 100, at least 10)
  *
- * The profile is read-only over the current directory (which must be a
- * workspace a read-only profile accepts: not /, a home directory or an
- * ancestor of one); each set's scratch root is a fresh directory below
+ * The profiles are read-only and workspace-write over the current
+ * directory (which must be a workspace both accept: not /, a home
+ * directory or an ancestor of one); workspace-write protects git, so each
+ * of its commands loads the supervisor's filter (docs/executors.md "Warm
+ * executors").  Each set's scratch root is a fresh directory below
  * $TMPDIR (or /tmp), removed at the end.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -33,12 +35,13 @@
 #include "bench.h"
 
 
-#define N_RUNNERS 3                     /* bare, native, landlock */
+#define N_RUNNERS 5     /* bare; native and landlock, read-only and workspace-write */
 #define WARM_UP   5
 
 struct runner {
         const char *name;
         int32_t backend;                /* -1: bare */
+        int     write;                  /* 1: workspace-write, else read-only */
         char tmpl[PATH_MAX];            /* its scratch root (mkdtemp), or "" */
         sbx_executor_set *set;
         sbx_executor *ex;
@@ -123,12 +126,14 @@ int main(int argc, char **argv)
 {
         int n = argc > 1 ? atoi(argv[1]) : 100, i, k, rc = 0;
         struct runner rs[N_RUNNERS] = {
-                { "bare fork/exec", -1, "", NULL, NULL, "", NULL },
-                { "executor, rung 1 (native)", SBX_BACKEND_NATIVE, "", NULL, NULL, "", NULL },
-                { "executor, rung 2 (landlock)", SBX_BACKEND_LANDLOCK, "", NULL, NULL, "", NULL },
+                { "bare fork/exec", -1, 0, "", NULL, NULL, "", NULL },
+                { "rung 1 (native), read-only", SBX_BACKEND_NATIVE, 0, "", NULL, NULL, "", NULL },
+                { "rung 2 (landlock), read-only", SBX_BACKEND_LANDLOCK, 0, "", NULL, NULL, "", NULL },
+                { "rung 1, workspace-write", SBX_BACKEND_NATIVE, 1, "", NULL, NULL, "", NULL },
+                { "rung 2, workspace-write", SBX_BACKEND_LANDLOCK, 1, "", NULL, NULL, "", NULL },
         };
         char cwd[PATH_MAX];
-        sbx_profile *profile = NULL;
+        sbx_profile *profile = NULL, *wprofile = NULL;
         sbx_error e;
         double bare;
 
@@ -138,13 +143,14 @@ int main(int argc, char **argv)
                 perror("executor: the current directory");
                 return 1;
         }
-        if (sbx_profile_from_mode(SBX_MODE_READ_ONLY, cwd, &profile, &e) != SBX_OK) {
+        if (sbx_profile_from_mode(SBX_MODE_READ_ONLY, cwd, &profile, &e) != SBX_OK ||
+            sbx_profile_from_mode(SBX_MODE_WORKSPACE_WRITE, cwd, &wprofile, &e) != SBX_OK) {
                 fprintf(stderr, "executor: %s\n", e.message);
                 return 1;
         }
         for (k = 0; k < N_RUNNERS; k++) {
                 if (rs[k].backend >= 0)
-                        setup(&rs[k], profile);
+                        setup(&rs[k], rs[k].write ? wprofile : profile);
                 if (rs[k].why[0] == '\0' &&
                     (rs[k].t = calloc((size_t) n, sizeof(double))) == NULL) {
                         fprintf(stderr, "executor: no memory\n");
@@ -176,9 +182,8 @@ int main(int argc, char **argv)
         bare = rs[0].t[n / 2];
 
         printf("sbx_executor_run of /bin/true through an executor that has run before (%d "
-               "warm-up\nruns), median of %d runs each, interleaved (read-only profile, "
-               "network denied)\n\n", WARM_UP, n);
-        printf("%-30s %12s %10s %10s\n", "runner", "median (us)", "x bare", "target");
+               "warm-up\nruns), median of %d runs each, interleaved (network denied)\n\n", WARM_UP, n);
+        printf("%-30s %12s %10s %10s\n", "executor", "median (us)", "x bare", "target");
         for (k = 0; k < N_RUNNERS; k++) {
                 double m;
 
@@ -191,15 +196,17 @@ int main(int argc, char **argv)
                         printf("%-30s %12.0f %10.2f\n", rs[k].name, m, 1.0);
                 else
                         printf("%-30s %12.0f %10.2f %10s\n", rs[k].name, m, m / bare,
-                               m / bare <= 1.3 ? "met" : "not met");
+                               rs[k].write ? "" : m / bare <= 1.3 ? "met" : "not met");
         }
-        printf("\ntarget: executor run / bare <= 1.3 on both rungs.  The warm executor (a "
-               "ruleset\nbuilt once, prepared scratch, a rung-1 zygote) is not built yet: "
-               "each run is a\nfull sbx_spawn plus output capture.\n");
+        printf("\ntarget: a warm executor's run / bare <= 1.3 on both rungs (read-only).  "
+               "Each run\nis a fork of the executor's zygote plus output capture; "
+               "workspace-write runs\nalso load the git supervisor's filter per command "
+               "(no target).\n");
 out:
         for (k = 0; k < N_RUNNERS; k++)
                 if (teardown(&rs[k]) != 0)
                         rc = 1;
         sbx_profile_free(profile);
+        sbx_profile_free(wprofile);
         return rc;
 }
