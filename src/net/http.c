@@ -99,9 +99,20 @@ static sbx_code parse_target(const char *buf, struct sbx__http_span t,
         if (i != 4 || sbx__ascii_lower((unsigned char) s[0]) != 'h' ||
             sbx__ascii_lower((unsigned char) s[1]) != 't' ||
             sbx__ascii_lower((unsigned char) s[2]) != 't' ||
-            sbx__ascii_lower((unsigned char) s[3]) != 'p')
+            sbx__ascii_lower((unsigned char) s[3]) != 'p') {
+                /* The target still names the host for the refusal's event. */
+                int https = i == 5 && span_is(buf, span(t.off, 5), "https");
+
+                a = i + 3;
+                for (i = a; i < t.len && s[i] != '/' && s[i] != '?' && s[i] != '@'; i++)
+                        ;
+                req->target_ok = (i == t.len || s[i] != '@') &&
+                                 sbx__net_authority_parse("URL", s + a, i - a,
+                                                          https ? 443 : 0,
+                                                          &req->target, NULL) == SBX_OK;
                 return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "only http:// URLs are forwarded; "
                                  "https:// and the rest go through CONNECT (https_proxy)");
+        }
         a = i + 3;
         for (i = a; i < t.len && s[i] != '/' && s[i] != '?'; i++)
                 if (s[i] == '@')
@@ -147,7 +158,7 @@ sbx_code sbx__http_parse(const char *buf, size_t len, struct sbx__http_request *
         r = parse_target(buf, target, req, err);
         if (r != SBX_OK)
                 return r;
-        req->target_ok = 1;
+        req->target_ok = 1;             /* also kept on the failures below */
 
         for (;;) {
                 struct sbx__http_header *h;

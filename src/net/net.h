@@ -270,6 +270,10 @@ size_t sbx__http_basic(const char *user, const char *password, char *out, size_t
  * (-ENOENT: no such name).  May block; the engine bounds it. */
 typedef int (*sbx__net_resolve_fn)(const char *host, struct sbx__net_addr *out, size_t max,
                                    size_t *n, void *userdata);
+/* The default resolver: getaddrinfo, IPv4-mapped answers as IPv4,
+ * duplicates dropped, userdata unused. */
+int sbx__net_getaddrinfo(const char *host, struct sbx__net_addr *out, size_t max, size_t *n,
+                         void *userdata);
 
 /* Engine limits; zero fields take the defaults in brackets. */
 struct sbx__proxy_limits {

@@ -1,0 +1,252 @@
+/*
+ * relay.c - the engine's socket helpers: bounded waits that a cut
+ * execution interrupts, a dial with a deadline, and the byte relay of a
+ * tunnel or a forwarded request (docs/network.md, "The engine").
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net/proxy_internal.h"
+
+int64_t sbx__proxy_now_ms(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int remaining(int64_t deadline_ms)
+{
+        int64_t left = deadline_ms - sbx__proxy_now_ms();
+
+        return left <= 0 ? 0 : left > 3600000 ? 3600000 : (int) left;
+}
+
+int sbx__proxy_wait(int fd, short events, int cancel_fd, int64_t deadline_ms)
+{
+        for (;;) {
+                struct pollfd p[2] = { { fd, events, 0 }, { cancel_fd, POLLIN, 0 } };
+                int n = poll(p, 2, remaining(deadline_ms));
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (p[1].revents != 0)
+                        return -ECANCELED;
+                if (n == 0)
+                        return 0;
+                return 1;
+        }
+}
+
+int sbx__proxy_send_all(int fd, const void *buf, size_t len, int cancel_fd,
+                        int64_t deadline_ms)
+{
+        const char *p = buf;
+
+        while (len > 0) {
+                ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+                if (n > 0) {
+                        p += n;
+                        len -= (size_t) n;
+                        continue;
+                }
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                        int w = sbx__proxy_wait(fd, POLLOUT, cancel_fd, deadline_ms);
+
+                        if (w == 0)
+                                return -ETIMEDOUT;
+                        if (w < 0)
+                                return w;
+                        continue;
+                }
+                return n < 0 ? -errno : -EIO;
+        }
+        return 0;
+}
+
+int sbx__proxy_dial(const struct sbx__net_addr *addr, uint16_t port, int cancel_fd,
+                    int64_t deadline_ms)
+{
+        struct sockaddr_storage ss;
+        socklen_t sl;
+        int fd, r, one = 1, soerr = 0;
+        socklen_t el = sizeof(soerr);
+
+        memset(&ss, 0, sizeof(ss));
+        if (addr->family == 4) {
+                struct sockaddr_in *in = (struct sockaddr_in *) &ss;
+
+                in->sin_family = AF_INET;
+                in->sin_port = htons(port);
+                memcpy(&in->sin_addr, addr->b, 4);
+                sl = sizeof(*in);
+        } else {
+                struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) &ss;
+
+                in6->sin6_family = AF_INET6;
+                in6->sin6_port = htons(port);
+                memcpy(&in6->sin6_addr, addr->b, 16);
+                sl = sizeof(*in6);
+        }
+        fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_TCP);
+        if (fd < 0)
+                return -errno;
+        (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        do
+                r = connect(fd, (struct sockaddr *) &ss, sl);
+        while (r < 0 && errno == EINTR);
+        if (r < 0 && errno != EINPROGRESS) {
+                r = -errno;
+                goto fail;
+        }
+        if (r < 0) {
+                r = sbx__proxy_wait(fd, POLLOUT, cancel_fd, deadline_ms);
+                if (r == 0)
+                        r = -ETIMEDOUT;
+                if (r < 0)
+                        goto fail;
+                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &el) < 0)
+                        soerr = errno;
+                if (soerr != 0) {
+                        r = -soerr;
+                        goto fail;
+                }
+        }
+        return fd;
+fail:
+        (void) close(fd);
+        return r;
+}
+
+/* One direction of a relay: bytes read from `from`, not yet written to `to`. */
+struct dir {
+        char  *buf;
+        size_t off, len;
+        int    eof;                     /* `from` ended */
+        int    shut;                    /* `to` was shut down for writing */
+};
+
+/* Move what can move now from -> to without blocking.  1 progress, 0 none,
+ * -1 the relay is over (an error). */
+static int pump(int from, int to, struct dir *d)
+{
+        int moved = 0;
+
+        for (;;) {
+                ssize_t n;
+
+                if (d->len > 0) {
+                        n = send(to, d->buf + d->off, d->len, MSG_NOSIGNAL);
+                        if (n > 0) {
+                                d->off += (size_t) n;
+                                d->len -= (size_t) n;
+                                moved = 1;
+                                continue;
+                        }
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                                return moved;
+                        return -1;
+                }
+                if (d->eof) {
+                        if (!d->shut) {
+                                (void) shutdown(to, SHUT_WR);
+                                d->shut = 1;
+                                moved = 1;
+                        }
+                        return moved;
+                }
+                n = recv(from, d->buf, SBX__PROXY_BUF, 0);
+                if (n > 0) {
+                        d->off = 0;
+                        d->len = (size_t) n;
+                        moved = 1;
+                        continue;
+                }
+                if (n == 0) {
+                        d->eof = 1;
+                        continue;
+                }
+                if (errno == EINTR)
+                        continue;
+                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                        return moved;
+                return -1;
+        }
+}
+
+/* The events a socket waits for: input when the direction it feeds has
+ * room, output when the direction towards it holds bytes. */
+static short want(const struct dir *in, const struct dir *out)
+{
+        short ev = 0;
+
+        if (in->len == 0 && !in->eof)
+                ev |= POLLIN;
+        if (out->len > 0)
+                ev |= POLLOUT;
+        return ev;
+}
+
+void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, const char *a_to_b,
+                      size_t a_to_b_len, const char *b_to_a, size_t b_to_a_len)
+{
+        struct dir ab = { NULL, 0, 0, 0, 0 }, ba = { NULL, 0, 0, 0, 0 };
+        int one = 1;
+
+        /* A buffer holds SBX__PROXY_BUF, or more for what is sent first. */
+        ab.buf = malloc(a_to_b_len > SBX__PROXY_BUF ? a_to_b_len : SBX__PROXY_BUF);
+        ba.buf = malloc(b_to_a_len > SBX__PROXY_BUF ? b_to_a_len : SBX__PROXY_BUF);
+        if (ab.buf == NULL || ba.buf == NULL)
+                goto out;
+        (void) setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (a_to_b_len > 0)
+                memcpy(ab.buf, a_to_b, a_to_b_len);
+        ab.len = a_to_b_len;
+        if (b_to_a_len > 0)
+                memcpy(ba.buf, b_to_a, b_to_a_len);
+        ba.len = b_to_a_len;
+        for (;;) {
+                struct pollfd p[3];
+                int n;
+
+                if (pump(a, b, &ab) < 0 || pump(b, a, &ba) < 0)
+                        break;
+                if (ab.shut && ba.shut)
+                        break;                  /* both directions ended */
+                /* A socket with nothing to do now is left out: poll would
+                 * report its hang-up again and again. */
+                p[0].events = want(&ab, &ba);
+                p[0].fd = p[0].events != 0 ? a : -1;
+                p[1].events = want(&ba, &ab);
+                p[1].fd = p[1].events != 0 ? b : -1;
+                p[2].fd = cancel_fd;
+                p[2].events = POLLIN;
+                p[0].revents = p[1].revents = p[2].revents = 0;
+                n = poll(p, 3, idle_ms > INT32_MAX ? -1 : (int) idle_ms);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0 || p[2].revents != 0)
+                        break;                  /* error, idle, or cut */
+                if ((p[0].revents | p[1].revents) & POLLNVAL)
+                        break;
+        }
+out:
+        free(ab.buf);
+        free(ba.buf);
+}
