@@ -378,9 +378,15 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
 {
         *ll = *sc = 0;
         if (plan->network != SBX__NET_ALLOW) {
-                *ll |= SBX__LL_NET_DENY | SBX__LL_SCOPE_ABSTRACT;
-                if (rung == 2)
+                /* Rung 1's own network namespace has a loopback and nothing
+                 * else: the command may bind and connect there (a test
+                 * suite's server); rung 2 has only the host's, so no
+                 * socket of an internet family at all. */
+                *ll |= SBX__LL_SCOPE_ABSTRACT;
+                if (rung == 2) {
+                        *ll |= SBX__LL_NET_DENY;
                         *sc |= SBX__SC_DENY_INET;
+                }
         }
         /* Both rungs show host files, and neither a read-only mount nor
          * Landlock mediates connect(2) to a socket file: whatever the

@@ -80,6 +80,59 @@ static int inet(const char *host, const char *port, int type)
         return sock_connect(AF_INET, type, (struct sockaddr *) &sin, sizeof(sin));
 }
 
+/* A private loopback: bind a TCP listener on `host` (127.0.0.1 or ::1),
+ * port `port` (0 = any), connect to it, exchange a byte both ways; then a
+ * UDP datagram to a socket bound the same way.  0 if all of it worked. */
+static int loopback_echo(const char *host, const char *port)
+{
+        struct sockaddr_storage ss;
+        socklen_t len;
+        int fam = strchr(host, ':') != NULL ? AF_INET6 : AF_INET, l, c, a, u, v;
+        char b = 'x';
+
+        memset(&ss, 0, sizeof(ss));
+        if (fam == AF_INET) {
+                struct sockaddr_in *sin = (struct sockaddr_in *) &ss;
+
+                sin->sin_family = AF_INET;
+                sin->sin_port = htons((uint16_t) atoi(port));
+                if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
+                        return 120;
+                len = sizeof(*sin);
+        } else {
+                struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *) &ss;
+
+                sin6->sin6_family = AF_INET6;
+                sin6->sin6_port = htons((uint16_t) atoi(port));
+                if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1)
+                        return 120;
+                len = sizeof(*sin6);
+        }
+        l = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (l < 0 || bind(l, (struct sockaddr *) &ss, len) < 0 || listen(l, 1) < 0 ||
+            getsockname(l, (struct sockaddr *) &ss, &len) < 0)
+                return 1;
+        c = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (c < 0 || connect(c, (struct sockaddr *) &ss, len) < 0)
+                return 2;
+        a = accept(l, NULL, NULL);
+        if (a < 0 || write(c, &b, 1) != 1 || read(a, &b, 1) != 1 || write(a, &b, 1) != 1 ||
+            read(c, &b, 1) != 1)
+                return 3;
+        u = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        v = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fam == AF_INET)
+                ((struct sockaddr_in *) &ss)->sin_port = 0;
+        else
+                ((struct sockaddr_in6 *) &ss)->sin6_port = 0;
+        if (u < 0 || v < 0 || bind(u, (struct sockaddr *) &ss, len) < 0 ||
+            getsockname(u, (struct sockaddr *) &ss, &len) < 0 ||
+            sendto(v, &b, 1, 0, (struct sockaddr *) &ss, len) != 1 ||
+            recv(u, &b, 1, 0) != 1)
+                return 4;
+        return 0;
+}
+
 /* A unix address for a socket file or an abstract name; its length, or
  * 0 when the name does not fit. */
 static socklen_t unix_addr(struct sockaddr_un *sun, const char *name, int abstract)
@@ -632,6 +685,10 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "udp") == 0) {
                 NEED(2);
                 return inet(a, b, SOCK_DGRAM);
+        }
+        if (strcmp(cmd, "loopback-echo") == 0) {
+                NEED(2);
+                return loopback_echo(a, b);
         }
         if (strcmp(cmd, "unix") == 0) {
                 NEED(1);

@@ -11,6 +11,10 @@
  *     datagram socketpair (sendto with an address, connect): nothing
  *     arrives;
  *
+ *   - rung 1 has a private loopback of its own: a server on 127.0.0.1 (on
+ *     the host listener's very port) and ::1 inside works, and the host's
+ *     listener sees nothing; rung 2 has no internet socket at all;
+ *
  * and the positive control: with network Allow (the mode profile with
  * network = SBX_ACCESS_ALLOW) the TCP listener IS reached, on both rungs,
  * while every unix listener above stays unreached.
@@ -227,6 +231,23 @@ static void test_spawn_net__denied_by_default(void **state)
                       "(probe %s)", describe_status(s));
 
                 check_unix_unreached(f, k, NULL, &l);
+
+                /* Rung 1: a private loopback of its own.  A server on
+                 * 127.0.0.1 and ::1 inside works -- even on the port the
+                 * host's listener has -- and the host's sees nothing.  Rung
+                 * 2 has only the host's loopback: no internet socket. */
+                s = PROBE(f, k->backend, k->mode, "loopback-echo", "127.0.0.1", l.tcp_port);
+                if (k->backend == SBX_BACKEND_NATIVE)
+                        CHECK(f, ecode(s) == 0, "no private loopback on 127.0.0.1:%s (probe %s)",
+                              l.tcp_port, describe_status(s));
+                else
+                        CHECK(f, ecode(s) != 0, "rung 2 bound and used 127.0.0.1:%s", l.tcp_port);
+                CHECK(f, !saw_something(l.tcp, 1, 0), "the host TCP listener saw the sandbox's "
+                      "loopback traffic");
+                s = PROBE(f, k->backend, k->mode, "loopback-echo", "::1", "0");
+                if (k->backend == SBX_BACKEND_NATIVE)
+                        CHECK(f, ecode(s) == 0, "no private loopback on ::1 (probe %s)",
+                              describe_status(s));
 
                 /* The same through a shell, the way an agent would try it. */
                 {
