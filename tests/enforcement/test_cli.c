@@ -300,6 +300,15 @@ static int setup(void **state)
         (void) snprintf(outside, sizeof(outside), "%s/outside", base);
         if (mkdir(ws, 0755) < 0 || mkdir(outside, 0755) < 0)
                 return -1;
+        /* No user policy file of whoever runs the tests applies: this one
+         * names a directory that does not exist. */
+        {
+                char xdg[128];
+
+                (void) snprintf(xdg, sizeof(xdg), "%s/no-config", base);
+                if (setenv("XDG_CONFIG_HOME", xdg, 1) != 0)
+                        return -1;
+        }
 
         n_backends = 0;
         switch (backend_usable(NULL)) {
@@ -1113,6 +1122,350 @@ static void test_cli__broad_workspace_refused_unless_forced(void **state)
         (void) rmdir(parent);
 }
 
+/* ------------------------------------------------------- policy files */
+
+/* Write text to path (0644). */
+static void put_text(const char *path, const char *text)
+{
+        FILE *fp = fopen(path, "w");
+
+        assert_non_null(fp);
+        fputs(text, fp);
+        fclose(fp);
+}
+
+/* getopt_long's mistakes are sandbox-run's one-line errors (125). */
+static void test_cli__getopt_mistakes(void **state)
+{
+        static const struct { const char *args[8]; const char *want; } cases[] = {
+                { { "--allow", "x", "--", "true", NULL }, "ambiguous option --allow (--allow-read" },
+                { { "--bogus", "--", "true", NULL }, "unknown option --bogus" },
+                { { "-x", "--", "true", NULL }, "unknown option -x" },
+                { { "--explain=yes", "--", "true", NULL }, "--explain takes no value" },
+                { { "--workspace", NULL }, "--workspace needs a value" },
+                { { "--policy", "/x", "--no-policy", "--", "true", NULL },
+                  "--policy and --no-policy contradict" },
+                { { "--policy", "/x", "--policy", "/y", "--", "true", NULL },
+                  "--policy given twice" },
+                { { "--net=nope", "--", "true", NULL }, "bad value \"nope\" for --network "
+                  "(valid: deny, allow)" },
+        };
+        size_t i;
+        (void) state;
+
+        for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct result r;
+
+                run_cli(cases[i].args, NULL, &r);
+                if (r.status != SBX_EXIT_RUNNER_FAILURE || strstr(r.err, cases[i].want) == NULL ||
+                    count_lines(r.err) != 1 || strstr(r.err, "sbx_") != NULL)
+                        fail_msg("case %zu: status %d, stderr %s (want \"%s\")", i, r.status,
+                                 r.err, cases[i].want);
+                result_free(&r);
+        }
+}
+
+/* A policy file named with --policy is used as written: its write root is
+ * writable, its mode applies, its env.set reaches the command, and a write
+ * outside its roots still fails (the file stays absent).  --explain says
+ * where each value came from. */
+static void test_cli__policy_file_applies(void **state)
+{
+        char file[256], granted_dir[256], granted[300], escape[300], text[1024], script[1400];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(file, sizeof(file), "%s/policy.json", base);
+        (void) snprintf(granted_dir, sizeof(granted_dir), "%s/from-policy", outside);
+        (void) mkdir(granted_dir, 0755);
+        (void) snprintf(text, sizeof(text),
+                        "{\n"
+                        "  \"version\": 1,\n"
+                        "  \"mode\": \"workspace-write\",\n"
+                        "  \"write_roots\": [\"%s\"],\n"
+                        "  \"env\": {\"set\": {\"FROM_POLICY\": \"yes it is\"}}\n"
+                        "}\n", granted_dir);
+        put_text(file, text);
+        for (i = 0; i < n_backends; i++) {
+                const char *const args[] = { "--policy", file, "--workspace", ws, "--", "sh", "-c",
+                                             script, NULL };
+                struct result r;
+
+                (void) snprintf(granted, sizeof(granted), "%s/granted-%zu", granted_dir, i);
+                (void) snprintf(escape, sizeof(escape), "%s/escape-policy-%zu", outside, i);
+                (void) snprintf(script, sizeof(script), "echo \"$FROM_POLICY\"; echo ok > '%s'; "
+                                "echo ws > '%s/policy-ws-%zu'; echo no > '%s' 2>/dev/null; true",
+                                granted, ws, i, escape);
+                run_b(backends[i], args, NULL, &r);
+                if (r.status != 0 || strstr(r.out, "yes it is\n") == NULL)
+                        fail_msg("[%s] --policy: status %d, out %s, err %s", bname(backends[i]),
+                                 r.status, r.out, r.err);
+                if (!path_exists(granted))
+                        fail_msg("[%s] the policy's write root was not writable: %s",
+                                 bname(backends[i]), r.err);
+                if (path_exists(escape))
+                        fail_msg("[%s] a write outside the policy's roots landed: %s",
+                                 bname(backends[i]), escape);
+                result_free(&r);
+                (void) snprintf(script, sizeof(script), "%s/policy-ws-%zu", ws, i);
+                assert_true(path_exists(script));       /* its mode: workspace-write */
+                (void) unlink(script);
+        }
+        {
+                const char *const args[] = { "--policy", file, "--workspace", ws, "--explain",
+                                             "--", "true", NULL };
+                char want[700];
+                struct result r;
+
+                run_cli(args, NULL, &r);
+                assert_int_equal(r.status, 0);
+                (void) snprintf(want, sizeof(want), "policy: %s (--policy)\n", file);
+                assert_non_null(strstr(r.out, want));
+                (void) snprintf(want, sizeof(want), "  mode = workspace-write (%s:3)\n", file);
+                assert_non_null(strstr(r.out, want));
+                (void) snprintf(want, sizeof(want), "  write-root = %s (%s:4)\n", granted_dir, file);
+                assert_non_null(strstr(r.out, want));
+                (void) snprintf(want, sizeof(want), "  env = FROM_POLICY (%s:5)\n", file);
+                assert_non_null(strstr(r.out, want));
+                assert_non_null(strstr(r.out, "  network = deny (default)\n"));
+                assert_null(strstr(r.out, "yes it is"));        /* values not shown */
+                result_free(&r);
+        }
+        {
+                /* A flag overrides the file's value; a list flag adds. */
+                const char *const args[] = { "--policy", file, "--workspace", ws, "--mode",
+                                             "read-only", "--allow-read", outside, "--explain",
+                                             "--", "true", NULL };
+                char want[700];
+                struct result r;
+
+                run_cli(args, NULL, &r);
+                assert_int_equal(r.status, 0);
+                assert_non_null(strstr(r.out, "mode: read-only\n"));
+                assert_non_null(strstr(r.out, "  mode = read-only (--mode)\n"));
+                (void) snprintf(want, sizeof(want), "  read-root = %s (--allow-read)\n", outside);
+                assert_non_null(strstr(r.out, want));
+                (void) snprintf(want, sizeof(want), "  write-root = %s (%s:4)\n", granted_dir, file);
+                assert_non_null(strstr(r.out, want));
+                result_free(&r);
+        }
+        (void) unlink(file);
+}
+
+/* The user file ($XDG_CONFIG_HOME/sandbox-run/policy.json) is used as
+ * written when no --policy is given; --no-policy skips it. */
+static void test_cli__user_policy_file(void **state)
+{
+        char dir[256], file[300], xdg[300], granted[300], text[512], script[400];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(dir, sizeof(dir), "%s/xdg/sandbox-run", base);
+        put(strcat(strcpy(file, dir), "/policy.json"), "", 0644);
+        (void) snprintf(text, sizeof(text), "{\"version\": 1,\n \"write_roots\": [\"%s\"]}\n",
+                        outside);
+        put_text(file, text);
+        (void) snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s/xdg", base);
+        for (i = 0; i < n_backends; i++) {
+                const char *const env[] = { xdg, NULL };
+                const char *const args[] = { "--workspace", ws, "--", "sh", "-c", script, NULL };
+                const char *const skip[] = { "--no-policy", "--workspace", ws, "--", "sh", "-c",
+                                             script, NULL };
+                struct result r;
+
+                (void) snprintf(granted, sizeof(granted), "%s/user-file-%zu", outside, i);
+                (void) snprintf(script, sizeof(script), "echo ok > '%s'", granted);
+                run_b(backends[i], skip, env, &r);
+                if (r.status == 0 || path_exists(granted))
+                        fail_msg("[%s] --no-policy still used the user file", bname(backends[i]));
+                result_free(&r);
+                run_b(backends[i], args, env, &r);
+                if (r.status != 0 || !path_exists(granted))
+                        fail_msg("[%s] the user file's write root: status %d %s",
+                                 bname(backends[i]), r.status, r.err);
+                result_free(&r);
+        }
+        (void) unlink(file);
+}
+
+/* A project file (<workspace>/.sandbox-run.json) may only narrow: one that
+ * would widen the run is an error naming its file, line and key, and the
+ * command never runs; named with --policy it is used as written; one that
+ * narrows (a timeout, read-only) applies; --no-policy skips it. */
+static void test_cli__project_file_cannot_widen(void **state)
+{
+        char pws[192], file[256], target[300], mark[300], text[512], script[700];
+        struct result r;
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(pws, sizeof(pws), "%s/project", base);
+        (void) mkdir(pws, 0755);
+        (void) snprintf(file, sizeof(file), "%s/.sandbox-run.json", pws);
+        (void) snprintf(mark, sizeof(mark), "%s/ran", pws);
+        for (i = 0; i < n_backends; i++) {
+                static const char *const widening[] = { "write_roots", "mode", "network",
+                                                        "read_roots", "env", "network.allow_hosts",
+                                                        "backend", "unix_sockets" };
+                const char *const args[] = { "--workspace", pws, "--", "sh", "-c", script, NULL };
+                const char *const named[] = { "--workspace", pws, "--policy", file, "--", "sh",
+                                              "-c", script, NULL };
+                size_t k;
+
+                (void) snprintf(target, sizeof(target), "%s/project-escape-%zu", outside, i);
+                (void) snprintf(script, sizeof(script), "echo ran > '%s'; echo no > '%s'", mark,
+                                target);
+                for (k = 0; k < sizeof(widening) / sizeof(widening[0]); k++) {
+                        char want[300];
+
+                        /* Where bwrap needs --network allow, that flag asks for it. */
+                        if (k == 2 && backends[i] != NULL && bwrap_needs_allow)
+                                continue;
+
+                        switch (k) {
+                        case 0:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"write_roots\": [\"%s\"]}\n", outside);
+                                break;
+                        case 1:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"mode\": \"workspace-write\"}\n");
+                                break;
+                        case 2:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"network\": {\"access\": \"allow\"}}\n");
+                                break;
+                        case 3:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"read_roots\": [\"/\"]}\n");
+                                break;
+                        case 4:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"env\": {\"pass\": [\"PATH\"]}}\n");
+                                break;
+                        case 5:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"network\": {\"allow_hosts\": [\"a.example\"]}}\n");
+                                break;
+                        case 6:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"backend\": \"landlock\"}\n");
+                                break;
+                        default:
+                                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n"
+                                                "\"unix_sockets\": [\"/run/x.sock\"]}\n");
+                                break;
+                        }
+                        put_text(file, text);
+                        run_b(backends[i], args, NULL, &r);
+                        (void) snprintf(want, sizeof(want), "%s:2: %s", file, widening[k]);
+                        if (r.status != SBX_EXIT_RUNNER_FAILURE || strstr(r.err, want) == NULL ||
+                            strstr(r.err, "--policy") == NULL || count_lines(r.err) != 1)
+                                fail_msg("[%s] widening project file (%s): status %d, stderr %s",
+                                         bname(backends[i]), widening[k], r.status, r.err);
+                        if (path_exists(mark) || path_exists(target))
+                                fail_msg("[%s] the command ran under a widening project file",
+                                         bname(backends[i]));
+                        result_free(&r);
+                }
+                /* The same file named with --policy: used as written. */
+                (void) snprintf(text, sizeof(text), "{\"version\": 1,\n\"mode\": "
+                                "\"workspace-write\",\n\"write_roots\": [\"%s\"]}\n", outside);
+                put_text(file, text);
+                run_b(backends[i], named, NULL, &r);
+                if (r.status != 0 || !path_exists(mark) || !path_exists(target))
+                        fail_msg("[%s] --policy with the project file: status %d %s",
+                                 bname(backends[i]), r.status, r.err);
+                result_free(&r);
+                (void) unlink(mark);
+                (void) unlink(target);
+        }
+        /* Narrowing applies: read-only under --mode... given nothing, and
+         * a timeout that ends the command (124). */
+        put_text(file, "{\"version\": 1,\n\"mode\": \"read-only\",\n"
+                       "\"limits\": {\"timeout\": 0.5}}\n");
+        {
+                const char *const slow[] = { "--workspace", pws, "--", "sleep", "30", NULL };
+                const char *const skip[] = { "--workspace", pws, "--no-policy", "--explain",
+                                             "--", "true", NULL };
+                const char *const shown[] = { "--workspace", pws, "--explain", "--", "true",
+                                              NULL };
+                char want[400];
+
+                run_cli(slow, NULL, &r);
+                if (r.status != 124 || strstr(r.err, ".sandbox-run.json:3") == NULL)
+                        fail_msg("a project file's timeout: status %d, stderr %s", r.status, r.err);
+                result_free(&r);
+                run_cli(shown, NULL, &r);
+                assert_int_equal(r.status, 0);
+                (void) snprintf(want, sizeof(want), "policy: %s (project file: may only narrow)\n",
+                                file);
+                assert_non_null(strstr(r.out, want));
+                (void) snprintf(want, sizeof(want), "  timeout-ms = 500 (%s:3)\n", file);
+                assert_non_null(strstr(r.out, want));
+                result_free(&r);
+                run_cli(skip, NULL, &r);
+                assert_int_equal(r.status, 0);
+                assert_non_null(strstr(r.out, "policy: none (--no-policy)\n"));
+                assert_non_null(strstr(r.out, "timeout: none\n"));
+                result_free(&r);
+        }
+        (void) unlink(file);
+        (void) rmdir(pws);
+}
+
+/* A malformed policy file is one line naming its file, line and key (and
+ * the JSON error object with --json); the command never runs. */
+static void test_cli__policy_file_errors(void **state)
+{
+        char file[256], want[400];
+        struct result r;
+        (void) state;
+
+        (void) snprintf(file, sizeof(file), "%s/bad.json", base);
+        put_text(file, "{\n  \"version\": 1,\n  \"limits\": {\"memroy\": \"1G\"}\n}\n");
+        {
+                const char *const args[] = { "--policy", file, "--workspace", ws, "--", "true",
+                                             NULL };
+                const char *const jargs[] = { "--json", "--policy", file, "--workspace", ws, "--",
+                                              "true", NULL };
+                json_object *j, *v, *m;
+
+                run_cli(args, NULL, &r);
+                (void) snprintf(want, sizeof(want), "sandbox-run: %s:3: limits.memroy: unknown "
+                                "key (known: memory, pids, timeout)\n", file);
+                assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+                assert_string_equal(r.err, want);
+                result_free(&r);
+                run_cli(jargs, NULL, &r);
+                assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+                j = json_tokener_parse(r.err);
+                if (j == NULL)
+                        fail_msg("not JSON: %s", r.err);
+                assert_true(json_object_object_get_ex(j, "error", &v));
+                assert_true(json_object_object_get_ex(v, "message", &m));
+                assert_non_null(strstr(json_object_get_string(m), ":3: limits.memroy: "));
+                json_object_put(j);
+                result_free(&r);
+        }
+        put_text(file, "{\n  \"version\": 1,\n  \"mode\": \"read-only\",\n}\n");
+        {
+                const char *const args[] = { "--policy", file, "--workspace", ws, "--", "true",
+                                             NULL };
+
+                run_cli(args, NULL, &r);
+                (void) snprintf(want, sizeof(want), "%s:4:1: not valid JSON", file);
+                assert_int_equal(r.status, SBX_EXIT_RUNNER_FAILURE);
+                assert_non_null(strstr(r.err, want));
+                assert_int_equal(count_lines(r.err), 1);
+                result_free(&r);
+        }
+        (void) unlink(file);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -1132,6 +1485,11 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__option_mistakes_are_errors),
                 cmocka_unit_test(test_cli__toolchains_run_secrets_stay_hidden),
                 cmocka_unit_test(test_cli__env_passes_what_is_named),
+                cmocka_unit_test(test_cli__getopt_mistakes),
+                cmocka_unit_test(test_cli__policy_file_applies),
+                cmocka_unit_test(test_cli__user_policy_file),
+                cmocka_unit_test(test_cli__project_file_cannot_widen),
+                cmocka_unit_test(test_cli__policy_file_errors),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)

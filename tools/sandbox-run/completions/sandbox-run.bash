@@ -35,7 +35,7 @@ _sandbox_run()
         --workspace|--cwd)
                 mapfile -t COMPREPLY < <(compgen -d -- "$cur")
                 return ;;
-        --allow-read|--allow-write|--allow-unix|--env-file)
+        --allow-read|--allow-write|--allow-unix|--env-file|--policy)
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur")
                 return ;;
         --env)
@@ -48,8 +48,9 @@ _sandbox_run()
         if [[ $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--mode --workspace --network --allow-read
                         --allow-write --allow-unix --backend --memory --pids --timeout --cwd
-                        --env --env-file --explain --json --allow-missing --no-toolchains
-                        --force-workspace --accept-unprotected-git --help --version --" -- "$cur")
+                        --env --env-file --policy --no-policy --explain --json --allow-missing
+                        --no-toolchains --force-workspace --accept-unprotected-git --help
+                        --version --" -- "$cur")
         fi
 }
 complete -F _sandbox_run sandbox-run

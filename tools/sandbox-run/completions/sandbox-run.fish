@@ -14,6 +14,8 @@ complete -c sandbox-run -l timeout -x -d 'kill the tree after SECONDS (exit 124)
 complete -c sandbox-run -l cwd -x -a '(__fish_complete_directories)' -d 'working directory'
 complete -c sandbox-run -l env -x -a '(set -n)' -d 'pass NAME[=VALUE]'
 complete -c sandbox-run -l env-file -r -F -d 'NAME=VALUE lines'
+complete -c sandbox-run -l policy -r -F -d 'policy file, used as written'
+complete -c sandbox-run -l no-policy -d 'read no policy file'
 complete -c sandbox-run -l explain -d 'print what would run'
 complete -c sandbox-run -l json -d 'JSON output'
 complete -c sandbox-run -l allow-missing -d 'roots may not exist yet'

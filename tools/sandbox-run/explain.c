@@ -1,0 +1,517 @@
+/*
+ * explain.c - what sandbox-run prints of its own: one-line messages on
+ * stderr (JSON with --json) and --explain, with where each value came
+ * from (a flag, a line of a policy file, or the default).
+ *
+ * The JSON is written by hand (the tool links only libsandbox): strings
+ * are escaped per RFC 8259, and bytes that are not valid UTF-8 become
+ * U+FFFD so the output is always valid JSON.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int json_mode;
+
+/* ------------------------------------------------------------------ JSON */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+        size_t len, i;
+        uint32_t cp;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+                len = 2;
+                cp = s[0] & 0x1F;
+        } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+                len = 3;
+                cp = s[0] & 0x0F;
+        } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+                len = 4;
+                cp = s[0] & 0x07;
+        } else {
+                return 0;
+        }
+        if (n < len)
+                return 0;
+        for (i = 1; i < len; i++) {
+                if ((s[i] & 0xC0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+                return 0;
+        return len;
+}
+
+void json_str(FILE *f, const char *str)
+{
+        const unsigned char *s = (const unsigned char *) str;
+        size_t n = strlen(str), i = 0;
+
+        fputc('"', f);
+        while (i < n) {
+                unsigned char c = s[i];
+                size_t l;
+
+                switch (c) {
+                case '"':
+                        fputs("\\\"", f);
+                        i++;
+                        continue;
+                case '\\':
+                        fputs("\\\\", f);
+                        i++;
+                        continue;
+                case '\n':
+                        fputs("\\n", f);
+                        i++;
+                        continue;
+                case '\r':
+                        fputs("\\r", f);
+                        i++;
+                        continue;
+                case '\t':
+                        fputs("\\t", f);
+                        i++;
+                        continue;
+                default:
+                        break;
+                }
+                if (c < 0x20 || c == 0x7F) {
+                        fprintf(f, "\\u%04x", c);
+                        i++;
+                        continue;
+                }
+                l = utf8_len(s + i, n - i);
+                if (l == 0) {
+                        fputs("\\ufffd", f);
+                        i++;
+                        continue;
+                }
+                fwrite(s + i, 1, l, f);
+                i += l;
+        }
+        fputc('"', f);
+}
+
+/* -------------------------------------------------------------- messages */
+
+void say(int32_t code, const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+        char *nl;
+
+        va_start(ap, fmt);
+        (void) vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        while ((nl = strchr(msg, '\n')) != NULL)
+                *nl = ' ';
+        if (json_mode) {
+                fputs("{\"error\":{\"code\":", stderr);
+                json_str(stderr, sbx_code_name(code));
+                fputs(",\"message\":", stderr);
+                json_str(stderr, msg);
+                fputs("}}\n", stderr);
+        } else {
+                fprintf(stderr, "sandbox-run: %s\n", msg);
+        }
+        fflush(stderr);
+}
+
+void die(int status, int32_t code, const char *msg)
+{
+        say(code, "%s", msg);
+        exit(status);
+}
+
+void die_err(const sbx_error *e)
+{
+        die(EXIT_FAIL, e->code, e->message[0] != '\0' ? e->message : sbx_strerror(e->code));
+}
+
+/* ------------------------------------------------------------- explain */
+
+static const char *enforcement_name(int32_t e)
+{
+        switch (e) {
+        case SBX_ENFORCEMENT_FULL:
+                return "full";
+        case SBX_ENFORCEMENT_PARTIAL:
+                return "partial";
+        default:
+                return "none";
+        }
+}
+
+static void print_guarantees(FILE *f, uint32_t mask)
+{
+        uint32_t bit;
+        int first = 1;
+
+        for (bit = 1; bit != 0 && bit <= SBX_G_ALL; bit <<= 1) {
+                if (!(mask & bit))
+                        continue;
+                if (json_mode) {
+                        fputs(first ? "" : ",", f);
+                        json_str(f, sbx_guarantee_name(bit));
+                } else {
+                        fprintf(f, "%s%s", first ? "" : " ", sbx_guarantee_name(bit));
+                }
+                first = 0;
+        }
+        if (first && !json_mode)
+                fputs("none", f);
+}
+
+/* A shell-readable rendering of one argument. */
+void print_shell_word(FILE *f, const char *s)
+{
+        const char *p;
+        int plain = s[0] != '\0';
+
+        for (p = s; *p != '\0'; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                      (*p >= '0' && *p <= '9') || strchr("/-_.:=,+@%", *p) != NULL))
+                        plain = 0;
+        if (plain) {
+                fputs(s, f);
+                return;
+        }
+        fputc('\'', f);
+        for (p = s; *p != '\0'; p++) {
+                if (*p == '\'')
+                        fputs("'\\''", f);
+                else
+                        fputc(*p, f);
+        }
+        fputc('\'', f);
+}
+
+/* What each way of enforcing a limit means, for --explain. */
+static const char *limit_kind_text(int32_t kind)
+{
+        switch (kind) {
+        case SBX_LIMIT_CGROUP:
+                return "one total for the whole process tree";
+        case SBX_LIMIT_PER_PROCESS:
+                return "RLIMIT_AS, each process on its own: N processes may use N times it";
+        case SBX_LIMIT_PER_USER:
+                return "RLIMIT_NPROC, the kernel's count of the user's processes";
+        default:
+                return "not applied";
+        }
+}
+
+/* One limit: "memory-limit: 1048576 bytes, cgroup (...)" or JSON. */
+static void print_limit(FILE *f, const char *name, uint64_t asked, const char *unit,
+                        const struct explain *x, int32_t kind)
+{
+        if (json_mode) {
+                fprintf(f, "\"%s\":", name);
+                if (asked == 0) {
+                        fputs("null", f);
+                        return;
+                }
+                fprintf(f, "{\"max\":%" PRIu64 ",\"enforcement\":", asked);
+                if (x->limits_known)
+                        json_str(f, sbx_limit_kind_name(kind));
+                else
+                        fputs("null", f);
+                fputc('}', f);
+                return;
+        }
+        fprintf(f, "%s-limit: ", name);
+        if (asked == 0)
+                fputs("none\n", f);
+        else if (!x->limits_known)
+                fprintf(f, "%" PRIu64 "%s, enforcement unknown (the sandbox could not start)\n",
+                        asked, unit);
+        else
+                fprintf(f, "%" PRIu64 "%s, %s (%s)\n", asked, unit, sbx_limit_kind_name(kind),
+                        limit_kind_text(kind));
+}
+
+/* The profile's force_workspace, accept_unprotected_git and unix_sockets
+ * (text lines, or JSON members after a comma). */
+static void print_v2_fields(FILE *f, const struct explain *x)
+{
+        const struct opts *o = x->o;
+        sbx_profile_config c = SBX_PROFILE_CONFIG_INIT;
+        size_t i, n;
+
+        if (x->profile == NULL || sbx_profile_config_get(x->profile, &c, NULL) != SBX_OK)
+                c = (sbx_profile_config) SBX_PROFILE_CONFIG_INIT;
+        if (json_mode) {
+                fprintf(f, ",\"force_workspace\":%s,\"accept_unprotected_git\":%s,"
+                        "\"unix_sockets\":[", c.force_workspace ? "true" : "false",
+                        c.accept_unprotected_git ? "true" : "false");
+                for (i = 0; i < c.n_unix_sockets; i++) {
+                        fputs(i > 0 ? "," : "", f);
+                        json_str(f, c.unix_sockets[i]);
+                }
+                fputs("],\"toolchains\":[", f);
+                for (i = 0, n = 0; i < o->n_extra; i++)
+                        if (o->extra[i].toolchain) {
+                                fputs(n++ > 0 ? "," : "", f);
+                                json_str(f, o->extra[i].path);
+                        }
+                fputc(']', f);
+                return;
+        }
+        fprintf(f, "force-workspace: %s\n", c.force_workspace ? "yes" : "no");
+        fprintf(f, "accept-unprotected-git: %s\n", c.accept_unprotected_git ? "yes" : "no");
+        if (c.workspace_write == SBX_ACCESS_ALLOW)
+                fputs("git: the repositories are read-only: status, diff, log, show, blame and "
+                      "grep work; add, commit, checkout, stash, fetch, init and clone do not; "
+                      "no new .git or HEAD can be created (docs/git.md)\n", f);
+        fputs("env-set:", f);
+        for (i = 0; i < o->n_env; i++)
+                fprintf(f, " %.*s", (int) strcspn(o->env_set[i], "="), o->env_set[i]);
+        fputs(o->n_env == 0 ? " none\n" : " (values not shown)\n", f);
+        fputs("toolchains:", f);
+        for (i = 0, n = 0; i < o->n_extra; i++)
+                if (o->extra[i].toolchain) {
+                        fputc(' ', f);
+                        print_shell_word(f, o->extra[i].path);
+                        n++;
+                }
+        fputs(n == 0 ? " none\n" : " (read-only; --no-toolchains hides them)\n", f);
+        fputs("unix-sockets:", f);
+        for (i = 0; i < c.n_unix_sockets; i++) {
+                fputc(' ', f);
+                print_shell_word(f, c.unix_sockets[i]);
+        }
+        fputs(c.n_unix_sockets == 0 ? " none\n" : "\n", f);
+}
+
+const char *origin_text(const struct origin *o, const char *dflt, char *buf, size_t sz)
+{
+        if (o->flag != NULL)
+                return o->flag;
+        if (o->pf == NULL)
+                return dflt;
+        if (o->line > 0)
+                (void) snprintf(buf, sz, "%s:%u", sbx_policy_file_name(o->pf), (unsigned) o->line);
+        else
+                (void) snprintf(buf, sz, "%s", sbx_policy_file_name(o->pf));
+        return buf;
+}
+
+/* One "sources" entry: "  key = value (origin)" or a JSON object. */
+static void source(FILE *f, int *first, const char *key, const char *value,
+                   const struct origin *o, const char *dflt)
+{
+        char buf[SBX_PATH_MAX + 32];
+        const char *from = origin_text(o, dflt, buf, sizeof(buf));
+
+        if (json_mode) {
+                fputs(*first ? "{\"key\":" : ",{\"key\":", f);
+                json_str(f, key);
+                fputs(",\"value\":", f);
+                json_str(f, value);
+                fputs(",\"from\":", f);
+                json_str(f, from);
+                fputc('}', f);
+        } else {
+                fprintf(f, "  %s = ", key);
+                print_shell_word(f, value);
+                fprintf(f, " (%s)\n", from);
+        }
+        *first = 0;
+}
+
+static const char *u64_text(uint64_t v, char *buf, size_t sz)
+{
+        if (v == 0)
+                return "none";
+        (void) snprintf(buf, sz, "%" PRIu64, v);
+        return buf;
+}
+
+/* The policy files read, the allowlist they hold, and where each value
+ * came from (text lines, or JSON members after a comma). */
+static void print_policy(FILE *f, const struct explain *x)
+{
+        static const struct origin none = { NULL, NULL, 0 };
+        const struct opts *o = x->o;
+        char num[32];
+        int first = 1;
+        size_t i;
+
+        if (json_mode) {
+                fputs(",\"policy_files\":[", f);
+                for (i = 0; i < o->n_files; i++) {
+                        fputs(i > 0 ? ",{\"path\":" : "{\"path\":", f);
+                        json_str(f, sbx_policy_file_name(o->files[i].pf));
+                        fputs(",\"kind\":", f);
+                        json_str(f, o->files[i].kind);
+                        fputc('}', f);
+                }
+                fputs("],\"allow_hosts\":[", f);
+                for (i = 0; i < o->n_hosts; i++) {
+                        fputs(i > 0 ? "," : "", f);
+                        json_str(f, o->allow_hosts[i]);
+                }
+                fputs("],\"allow_hosts_enforced\":false,\"sources\":[", f);
+        } else {
+                fputs("policy:", f);
+                for (i = 0; i < o->n_files; i++) {
+                        fputs(i > 0 ? ", " : " ", f);
+                        print_shell_word(f, sbx_policy_file_name(o->files[i].pf));
+                        fprintf(f, " (%s)", o->files[i].kind);
+                }
+                if (o->n_files == 0)
+                        fputs(o->no_policy ? " none (--no-policy)" : " none", f);
+                fputs("\nallow-hosts:", f);
+                for (i = 0; i < o->n_hosts; i++) {
+                        fputc(' ', f);
+                        print_shell_word(f, o->allow_hosts[i]);
+                }
+                fputs(o->n_hosts == 0 ? " none\n"
+                      : " (checked and kept, not enforced yet: the network is as above)\n", f);
+                fputs("sources:\n", f);
+        }
+        source(f, &first, "mode", sbx_mode_name(o->mode), &o->mode_from, "default");
+        source(f, &first, "workspace", x->ws, &o->workspace_from, "the current directory");
+        source(f, &first, "network", sbx_access_name(x->network), &o->network_from,
+               o->mode == SBX_MODE_DANGER_FULL_ACCESS ? "the mode" : "default");
+        source(f, &first, "backend", o->backend >= 0 ? sbx_backend_name(o->backend) : "auto",
+               &o->backend_from, "default");
+        source(f, &first, "memory", u64_text(o->memory, num, sizeof(num)), &o->memory_from,
+               "default");
+        source(f, &first, "pids", u64_text(o->pids, num, sizeof(num)), &o->pids_from,
+               "default");
+        source(f, &first, "timeout-ms", u64_text(o->timeout_ms, num, sizeof(num)),
+               &o->timeout_from, "default");
+        source(f, &first, "force-workspace", o->force_workspace ? "yes" : "no",
+               &o->force_workspace_from, "default");
+        source(f, &first, "accept-unprotected-git", o->accept_unprotected_git ? "yes" : "no",
+               &o->accept_unprotected_git_from, "default");
+        for (i = 0; i < o->n_extra; i++)
+                source(f, &first, o->extra[i].write ? "write-root" : "read-root",
+                       o->extra[i].path, o->extra[i].toolchain ? &none : &o->extra[i].from,
+                       "toolchains");
+        for (i = 0; i < o->n_unix; i++)
+                source(f, &first, "unix-socket", o->unix_sockets[i], &o->unix_from[i], "");
+        for (i = 0; i < o->n_env; i++) {
+                char name[256];
+
+                (void) snprintf(name, sizeof(name), "%.*s",
+                                (int) strcspn(o->env_set[i], "="), o->env_set[i]);
+                source(f, &first, "env", name, &o->env_from[i], "");
+        }
+        for (i = 0; i < o->n_hosts; i++)
+                source(f, &first, "allow-host", o->allow_hosts[i], &o->host_from[i], "");
+        if (json_mode)
+                fputc(']', f);
+}
+
+void print_explain(const struct explain *x)
+{
+        FILE *f = stdout;
+        const char *line, *nl;
+        size_t i;
+
+        if (json_mode) {
+                fputs("{\"mode\":", f);
+                json_str(f, sbx_mode_name(x->o->mode));
+                fputs(",\"workspace\":", f);
+                json_str(f, x->ws);
+                fputs(",\"network\":", f);
+                json_str(f, sbx_access_name(x->network));
+                print_v2_fields(f, x);
+                print_policy(f, x);
+                fputs(",\"backend\":", f);
+                if (x->backend != NULL)
+                        json_str(f, x->backend);
+                else
+                        fputs("null", f);
+                fputs(",\"enforcement\":", f);
+                json_str(f, enforcement_name(x->enforcement));
+                fputs(",\"required\":[", f);
+                print_guarantees(f, x->required);
+                fputs("],\"achieved\":[", f);
+                print_guarantees(f, x->achieved);
+                fputs("],\"argv\":", f);
+                if (x->argv != NULL) {
+                        fputc('[', f);
+                        for (i = 0; x->argv[i] != NULL; i++) {
+                                fputs(i > 0 ? "," : "", f);
+                                json_str(f, x->argv[i]);
+                        }
+                        fputc(']', f);
+                } else {
+                        fputs("null", f);
+                }
+                fputs(",\"limits\":{", f);
+                print_limit(f, "memory", x->o->memory, "", x, x->limits.memory_kind);
+                fputc(',', f);
+                print_limit(f, "pids", x->o->pids, "", x, x->limits.pids_kind);
+                fprintf(f, "},\"timeout_ms\":%llu,\"plan\":[", (unsigned long long) x->o->timeout_ms);
+                for (line = x->plan_text, i = 0; line != NULL && *line != '\0'; i++) {
+                        char *copy;
+                        size_t len;
+
+                        nl = strchr(line, '\n');
+                        len = nl != NULL ? (size_t) (nl - line) : strlen(line);
+                        copy = strndup(line, len);
+                        if (copy == NULL)
+                                die(EXIT_FAIL, SBX_E_NOMEM, "no memory");
+                        fputs(i > 0 ? "," : "", f);
+                        json_str(f, copy);
+                        free(copy);
+                        line = nl != NULL ? nl + 1 : NULL;
+                }
+                fputs("]}\n", f);
+                fflush(f);
+                return;
+        }
+        fprintf(f, "mode: %s\n", sbx_mode_name(x->o->mode));
+        fprintf(f, "workspace: %s\n", x->ws);
+        fprintf(f, "network: %s\n", sbx_access_name(x->network));
+        print_v2_fields(f, x);
+        print_policy(f, x);
+        fprintf(f, "backend: %s\n", x->backend != NULL ? x->backend
+                                    : "none (unconfined: the command runs directly)");
+        fprintf(f, "enforcement: %s\n", enforcement_name(x->enforcement));
+        fputs("required: ", f);
+        print_guarantees(f, x->required);
+        fputs("\nachieved: ", f);
+        print_guarantees(f, x->achieved);
+        fputc('\n', f);
+        if (x->argv != NULL) {
+                fputs("argv:", f);
+                for (i = 0; x->argv[i] != NULL; i++) {
+                        fputc(' ', f);
+                        print_shell_word(f, x->argv[i]);
+                }
+                fputc('\n', f);
+        }
+        print_limit(f, "memory", x->o->memory, " bytes", x, x->limits.memory_kind);
+        print_limit(f, "pids", x->o->pids, " processes", x, x->limits.pids_kind);
+        if (x->o->timeout_ms > 0)
+                fprintf(f, "timeout: %llu ms (the whole tree is killed; exit 124)\n",
+                        (unsigned long long) x->o->timeout_ms);
+        else
+                fputs("timeout: none\n", f);
+        fputs("plan:\n", f);
+        for (line = x->plan_text; line != NULL && *line != '\0';) {
+                nl = strchr(line, '\n');
+                fprintf(f, "  %.*s\n", (int) (nl != NULL ? nl - line : (long) strlen(line)), line);
+                line = nl != NULL ? nl + 1 : NULL;
+        }
+        fflush(f);
+}
