@@ -11,7 +11,12 @@
 
 #include "sandbox.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* mingw-w64 checks "printf" against the Microsoft runtime's formats; the
+ * Windows build uses the C99 stdio (__USE_MINGW_ANSI_STDIO, %zu). */
+#  define SBX__PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#  define SBX__NORETURN __attribute__((noreturn))
+#elif defined(__GNUC__)
 #  define SBX__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #  define SBX__NORETURN __attribute__((noreturn))
 #else

@@ -117,7 +117,7 @@ sbx_code sbx_preset_custom(int32_t base, int32_t mode_override, int32_t approval
                            sbx_preset *out, sbx_error *err)
 {
         const char *fn = "sbx_preset_custom";
-        int32_t mode, approval, id;
+        int32_t mode, approval, id = 0;
         sbx_code r = check_out(fn, out, err);
 
         if (r != SBX_OK)
