@@ -1,0 +1,28 @@
+# Windows build (included from CMakeLists.txt when WIN32; docs/windows.md,
+# "Building").  The portable layers build as they are, with a small POSIX
+# compat (src/windows/compat/, force-included) and the Windows backend
+# (src/windows/).  Files whose work is POSIX through and through are left
+# out; src/windows/unported.c gives their public functions a Windows
+# answer (SBX_E_UNSUPPORTED or a no-op) and their internal ones a stand-in.
+set(SBX_WIN_UNPORTED
+  src/exec/run.c src/exec/executor.c src/exec/grant.c src/exec/init.c
+  src/paths/gitscan.c src/paths/rmtree.c src/paths/lookup.c
+  src/session/log.c src/profile/fingerprint.c src/profile/policyfile.c)
+foreach(f ${SBX_WIN_UNPORTED})
+  list(REMOVE_ITEM SBX_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${f})
+endforeach()
+# The egress proxy (src/net/) is POSIX sockets and threads: not built.
+list(FILTER SBX_SOURCES EXCLUDE REGEX "/src/net/")
+file(GLOB SBX_WIN_SOURCES CONFIGURE_DEPENDS src/windows/*.c)
+list(APPEND SBX_SOURCES ${SBX_WIN_SOURCES})
+
+set(SBX_WIN_COMPAT_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src/windows/compat)
+# advapi32: tokens, SIDs, ACLs; ws2_32: inet_pton (profile targets);
+# bcrypt: the per-spawn SID's random bits.
+set(SBX_WIN_LIBS advapi32 ws2_32 bcrypt)
+# No libgcc or winpthread DLL to ship beside ours.
+set(SBX_WIN_LINK_OPTIONS -static-libgcc -static)
+set(SBX_WIN_RUN_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tools/sandbox-run/windows/main.c)
+add_compile_options(-include ${SBX_WIN_COMPAT_DIR}/sbx_compat.h)
+# The C99 stdio of mingw-w64 (%zu, %lld), not msvcrt's.
+add_compile_definitions(__USE_MINGW_ANSI_STDIO=1)

@@ -1,0 +1,261 @@
+/*
+ * unported.c - the Windows answers of the files the Windows build leaves
+ * out (cmake/windows.cmake): their work is POSIX through and through
+ * (fork-free pipes and poll for the executor's capture, flock and fsync
+ * for the session log, json-c, nettle).  Public functions say so with
+ * SBX_E_UNSUPPORTED and write nothing; internal ones used by built files
+ * get an honest stand-in.  A public function added to one of those files
+ * needs its line here: scripts/ci-windows checks the DLL exports every
+ * function sandbox.h declares.  docs/windows.md, "What the Windows build
+ * leaves out".
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "win_internal.h"
+#include "paths/paths_internal.h"
+#include "profile/policyfile_internal.h"
+
+static sbx_code unsupported(const char *fn, const char *what, sbx_error *err)
+{
+        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: %s is not available in Windows builds "
+                         "yet (docs/windows.md)", fn, what);
+}
+
+/* ----------------------------------------------- stage-2 runner (init.c) */
+
+/* No stage-2 runner on Windows: the backend spawns the command itself. */
+sbx_code sbx_init(int argc, char **argv)
+{
+        (void) argc;
+        (void) argv;
+        return SBX_OK;
+}
+
+/* ----------------------------------------------- session log (log.c) */
+
+sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
+                              sbx_session_log_report *report, sbx_error *err)
+{
+        (void) path;
+        (void) out;
+        (void) report;
+        return unsupported("sbx_session_log_open", "the session log (json-c)", err);
+}
+
+sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *event,
+                                sbx_error *err)
+{
+        (void) log;
+        (void) event;
+        return unsupported("sbx_session_log_append", "the session log (json-c)", err);
+}
+
+sbx_code sbx_session_log_events(const sbx_session_log *log, const sbx_mode_event **events_out,
+                                size_t *n_out, sbx_error *err)
+{
+        (void) log;
+        (void) events_out;
+        (void) n_out;
+        return unsupported("sbx_session_log_events", "the session log (json-c)", err);
+}
+
+void sbx_session_log_close(sbx_session_log *log)
+{
+        (void) log;     /* none can be opened */
+}
+
+/* ------------------------------------- policy file parser (policyfile.c) */
+
+void sbx_policy_settings_init(sbx_policy_settings *settings)
+{
+        static const sbx_policy_settings init = SBX_POLICY_SETTINGS_INIT;
+
+        if (settings != NULL)
+                *settings = init;
+}
+
+sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, size_t len,
+                            sbx_policy_file **out, sbx_error *err)
+{
+        (void) name;
+        (void) text;
+        (void) len;
+        (void) out;
+        return unsupported(fn, "the policy file parser (json-c)", err);
+}
+
+sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_file **out,
+                               sbx_error *err)
+{
+        (void) text;
+        (void) name;
+        (void) out;
+        return unsupported("sbx_policy_file_parse", "the policy file parser (json-c)", err);
+}
+
+/* ----------------------------------------- fingerprint (fingerprint.c) */
+
+sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
+                                 sbx_error *err)
+{
+        (void) profile;
+        (void) buf;
+        (void) buflen;
+        return unsupported("sbx_profile_fingerprint", "the profile fingerprint (nettle)", err);
+}
+
+/* --------------------------------- executors (executor.c, run.c, grant.c) */
+
+void sbx_executor_set_options_init(sbx_executor_set_options *opts)
+{
+        static const sbx_executor_set_options init = SBX_EXECUTOR_SET_OPTIONS_INIT;
+
+        if (opts != NULL)
+                *opts = init;
+}
+
+/*
+ * The Windows options are checked and the tier chosen exactly as a Windows
+ * executor will choose it: an elevated request fails closed here (never
+ * ready); anything else reaches the missing executor.
+ */
+sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set_options *opts,
+                              sbx_executor_set **out, sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_set_new";
+        struct sbx__win_setup_state st = { 0, 0 };
+        sbx_plan *plan = NULL;
+        int32_t tier = 0;
+        sbx_code r;
+
+        if (out == NULL || profile == NULL || opts == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: profile, opts and out must not be "
+                                 "NULL", fn);
+        if (opts->version != SBX_EXECUTOR_SET_OPTIONS_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u",
+                                 fn, (unsigned) opts->version);
+        if (opts->windows_state_root != NULL) {
+                char canon[SBX__WINPATH_BUF];
+
+                wchar_t *w;
+
+                r = sbx__winpath_check(opts->windows_state_root, canon, sizeof(canon), err);
+                if (r != SBX_OK)
+                        return r;
+                /* This version never installs a setup (broker.c): state
+                 * found there is not one it verified, so it is stale. */
+                w = sbx__win_wide(canon);
+                if (w == NULL)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                st.installed = GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
+                free(w);
+        }
+        r = sbx_plan_compile(profile, &plan, err);
+        if (r != SBX_OK)
+                return r;
+        r = sbx__win_select(opts->windows_mode, plan->required, &st, &tier, err);
+        sbx_plan_free(plan);
+        if (r != SBX_OK)
+                return r;
+        return unsupported(fn, "the executor (run capture, grants)", err);
+}
+
+sbx_code sbx_executor_set_get(sbx_executor_set *set, const char *key, sbx_executor **out,
+                              sbx_error *err)
+{
+        (void) set;
+        (void) key;
+        (void) out;
+        return unsupported("sbx_executor_set_get", "the executor", err);
+}
+
+sbx_code sbx_executor_set_close(sbx_executor_set *set, sbx_error *err)
+{
+        (void) set;
+        return unsupported("sbx_executor_set_close", "the executor", err);
+}
+
+void sbx_executor_set_free(sbx_executor_set *set)
+{
+        (void) set;     /* none can be made */
+}
+
+sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req, char *token,
+                                  size_t token_size, sbx_error *err)
+{
+        (void) ex;
+        (void) req;
+        (void) token;
+        (void) token_size;
+        return unsupported("sbx_executor_issue_grant", "the executor", err);
+}
+
+void sbx_run_options_init(sbx_run_options *opts)
+{
+        static const sbx_run_options init = SBX_RUN_OPTIONS_INIT;
+
+        if (opts != NULL)
+                *opts = init;
+}
+
+sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *opts, sbx_run_result *res,
+                          sbx_error *err)
+{
+        (void) ex;
+        (void) opts;
+        (void) res;
+        return unsupported("sbx_executor_run", "the executor", err);
+}
+
+sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id, sbx_error *err)
+{
+        (void) ex;
+        (void) execution_id;
+        return unsupported("sbx_executor_cancel", "the executor", err);
+}
+
+void sbx_run_result_free(sbx_run_result *res)
+{
+        if (res == NULL)
+                return;
+        free(res->out);
+        free(res->err);
+        res->out = res->err = NULL;
+}
+
+/* ------------------------------------------ git discovery (gitscan.c) */
+
+/*
+ * No discovery on Windows: the Windows backend does not claim
+ * protected-paths, so a plan that requires it is refused before a spawn
+ * and one that accepts unprotected git needs nothing found.  Saying "found
+ * nothing" here is therefore what the spawn enforces.
+ */
+int sbx__git_discover(const char *const *roots, size_t n_roots, const char *home,
+                      const char *const *global_configs, size_t n_global,
+                      struct sbx__gitscan *out)
+{
+        (void) roots;
+        (void) n_roots;
+        (void) home;
+        (void) global_configs;
+        (void) n_global;
+        memset(out, 0, sizeof(*out));
+        return 0;
+}
+
+void sbx__gitscan_free(struct sbx__gitscan *g)
+{
+        size_t i;
+
+        if (g == NULL)
+                return;
+        for (i = 0; i < g->n; i++)
+                free(g->v[i].path);
+        free(g->v);
+        free(g->fail);
+        memset(g, 0, sizeof(*g));
+}
