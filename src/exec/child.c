@@ -185,6 +185,12 @@ sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out, sbx
                 out->enforcement = SBX_ENFORCEMENT_FULL;
         else
                 out->enforcement = SBX_ENFORCEMENT_PARTIAL;
+#ifdef _WIN32
+        /* A layer of the Windows backend could not be applied (the
+         * restricted token): the seed's partial level (docs/windows.md). */
+        if (child->degraded && out->enforcement == SBX_ENFORCEMENT_FULL)
+                out->enforcement = SBX_ENFORCEMENT_PARTIAL;
+#endif
         return SBX_OK;
 }
 

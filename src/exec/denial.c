@@ -191,7 +191,7 @@ sbx_code sbx_plan_denial(const sbx_plan *plan, int32_t backend, const char *cwd,
         if (err_text == NULL && err_len > 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: err_text is NULL but err_len is %zu",
                                  fn, err_len);
-        if (backend < SBX_BACKEND_AUTO || backend > SBX_BACKEND_UNAVAILABLE)
+        if (backend < SBX_BACKEND_AUTO || backend > SBX_BACKEND_WINDOWS)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: invalid backend %d", fn,
                                  (int) backend);
         if (cwd != NULL && cwd[0] != '/')
