@@ -665,6 +665,29 @@ static void test_policyfile__from_file(void **state)
         assert_null(p);
 }
 
+/* examples/policy.json (docs/policy-file.md shows it) is a valid file. */
+static void test_policyfile__example_file(void **state)
+{
+        const char *src = getenv("SBX_TEST_SRCDIR");
+        char path[PATH_MAX];
+        sbx_policy_file *pf = NULL;
+        sbx_policy_settings s;
+        sbx_error e = { 0, 0, { 0 } };
+        (void) state;
+
+        if (src == NULL)
+                skip();
+        (void) snprintf(path, sizeof(path), "%s/examples/policy.json", src);
+        if (sbx_policy_file_load(path, &pf, &e) != SBX_OK)
+                fail_msg("%s", e.message);
+        s = settings_of(pf);
+        assert_int_equal(s.mode, SBX_MODE_WORKSPACE_WRITE);
+        assert_int_equal(s.n_write_roots, 2);
+        assert_int_equal(s.n_allow_hosts, 2);
+        assert_true(s.timeout_ms == 1800000);
+        sbx_policy_file_free(pf);
+}
+
 /* -------------------------------------------------------------- env */
 
 static void test_policyfile__env(void **state)
@@ -709,6 +732,7 @@ int main(void)
                 cmocka_unit_test(test_policyfile__load),
                 cmocka_unit_test(test_policyfile__profile),
                 cmocka_unit_test(test_policyfile__from_file),
+                cmocka_unit_test(test_policyfile__example_file),
                 cmocka_unit_test(test_policyfile__env),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
