@@ -759,13 +759,14 @@ SBX_API void sbx_policy_settings_init(sbx_policy_settings *settings);
  * Errors: SBX_E_INVALID (the content: "<path>:<line>: <key>: <problem>";
  * a directory or special file), SBX_E_UNSUPPORTED (a "version" newer than
  * 1), SBX_E_NOT_FOUND (no such file), SBX_E_IO, SBX_E_RANGE (too large),
- * SBX_E_NOMEM.  Thread-safety: safe.  Since: 0.2.
+ * SBX_E_NOMEM.  Thread-safety: safe if no thread changes the environment
+ * (HOME is read for "~").  Since: 0.2.
  */
 SBX_API sbx_code sbx_policy_file_load(const char *path, sbx_policy_file **out, sbx_error *err);
 /* The same for text (NUL-terminated); name stands for the file in messages
  * and sbx_policy_file_name (NULL = "<string>").  Errors: as
  * sbx_policy_file_load, without SBX_E_NOT_FOUND and SBX_E_IO.
- * Thread-safety: safe.  Since: 0.2. */
+ * Thread-safety: as sbx_policy_file_load.  Since: 0.2. */
 SBX_API sbx_code sbx_policy_file_parse(const char *text, const char *name,
                                        sbx_policy_file **out, sbx_error *err);
 /* Free; NULL is ignored.  Since: 0.2. */
