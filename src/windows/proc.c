@@ -270,10 +270,18 @@ static char **child_env(const struct sbx_plan *plan, const char *const *src, con
 
 /* ------------------------------------------------------------ program */
 
+/* An existing regular file whose name the path rules accept (a PATH
+ * entry with a short name, a stream or a device is skipped). */
 static int exists_file(const wchar_t *p)
 {
-        DWORD a = GetFileAttributesW(p);
+        char canon[SBX__WINPATH_BUF], *s = sbx__win_narrow(p);
+        int ok = s != NULL && sbx__winpath_check(s, canon, sizeof(canon), NULL) == SBX_OK;
+        DWORD a;
 
+        free(s);
+        if (!ok)
+                return 0;
+        a = GetFileAttributesW(p);
         return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
 }
 
