@@ -389,11 +389,13 @@ static void serve(struct conn_ctx *k, char *buf)
                 if (sbx__proxy_send_all(k->c->fd, ok, sizeof(ok) - 1, k->cancel_fd,
                                         sbx__proxy_now_ms() + k->lim->idle_timeout_ms) == 0)
                         sbx__proxy_relay(k->c->fd, ofd, k->cancel_fd, k->lim->idle_timeout_ms,
-                                         buf + end, have - end, k->early, k->early_len);
+                                         k->lim->relay_splice == 0, buf + end, have - end,
+                                         k->early, k->early_len);
         } else if (sbx__proxy_send_all(ofd, fwd, fwd_len, k->cancel_fd,
                                        sbx__proxy_now_ms() + k->lim->idle_timeout_ms) == 0) {
                 sbx__proxy_relay(k->c->fd, ofd, k->cancel_fd, k->lim->idle_timeout_ms,
-                                 buf + end, have - end, k->early, k->early_len);
+                                 k->lim->relay_splice == 0, buf + end, have - end, k->early,
+                                 k->early_len);
         }
         free(fwd);
         (void) close(ofd);

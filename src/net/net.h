@@ -286,6 +286,9 @@ struct sbx__proxy_limits {
         uint32_t idle_timeout_ms;       /* a connection with no traffic either way [300000] */
         uint32_t events_max;            /* refusals kept per execution [256] */
         uint32_t resolvers;             /* resolver threads [4] */
+        uint32_t relay_splice;          /* 1: relay with splice(2) through a pipe, not
+                                         * a user-space buffer (bench/proxy compares
+                                         * them; the copy measured faster) [0] */
         sbx__net_resolve_fn resolve;    /* NULL: getaddrinfo */
         void    *resolve_userdata;
 };

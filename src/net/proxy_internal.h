@@ -91,9 +91,12 @@ int sbx__proxy_dial(const struct sbx__net_addr *addr, uint16_t port, int cancel_
                     int64_t deadline_ms);
 /* Relay bytes both ways between the non-blocking sockets a and b until
  * both directions end, one fails, cancel_fd is readable or nothing moves
- * for idle_ms.  a_to_b / b_to_a (may be empty) are sent first. */
-void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, const char *a_to_b,
-                      size_t a_to_b_len, const char *b_to_a, size_t b_to_a_len);
+ * for idle_ms.  a_to_b / b_to_a (may be empty) are sent first.  Bytes
+ * move through a buffer when `copy`, else with splice(2) through a pipe
+ * (where none can be had, through a buffer too). */
+void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, int copy,
+                      const char *a_to_b, size_t a_to_b_len, const char *b_to_a,
+                      size_t b_to_a_len);
 
 /* resolve.c */
 sbx_code sbx__net_resolver_new(uint32_t threads, uint32_t queue_max, sbx__net_resolve_fn fn,

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -132,13 +133,68 @@ fail:
         return r;
 }
 
-/* One direction of a relay: bytes read from `from`, not yet written to `to`. */
+/*
+ * One direction of a relay: bytes read from `from`, not yet written to
+ * `to`.  They move through a pipe with splice(2), never copied to user
+ * space, or, where a pipe or splice is not available, through a buffer.
+ * What the caller hands in to send first (pre) goes out before either.
+ */
 struct dir {
-        char  *buf;
-        size_t off, len;
-        int    eof;                     /* `from` ended */
-        int    shut;                    /* `to` was shut down for writing */
+        const char *pre;
+        size_t      pre_len;
+        int         pipe[2];            /* splice; -1 for the copy path */
+        size_t      inpipe;
+        char       *buf;                /* the copy path */
+        size_t      off, len;
+        int         eof;                /* `from` ended */
+        int         shut;               /* `to` was shut down for writing */
 };
+
+#define SPLICE_FLAGS (SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
+
+static int dir_init(struct dir *d, const char *pre, size_t pre_len, int copy)
+{
+        memset(d, 0, sizeof(*d));
+        d->pre = pre;
+        d->pre_len = pre_len;
+        d->pipe[0] = d->pipe[1] = -EBADF;
+        if (!copy && pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+                (void) fcntl(d->pipe[1], F_SETPIPE_SZ, SBX__PROXY_BUF);
+                return 0;
+        }
+        d->pipe[0] = d->pipe[1] = -EBADF;
+        d->buf = malloc(SBX__PROXY_BUF);
+        return d->buf != NULL ? 0 : -1;
+}
+
+static void dir_free(struct dir *d)
+{
+        if (d->pipe[0] >= 0)
+                (void) close(d->pipe[0]);
+        if (d->pipe[1] >= 0)
+                (void) close(d->pipe[1]);
+        free(d->buf);
+}
+
+static int pending(const struct dir *d)
+{
+        return d->pre_len > 0 || d->inpipe > 0 || d->len > 0;
+}
+
+/* splice is refused for this pair (EINVAL: a socket type without it):
+ * the copy path from now on.  0, or -1 without memory. */
+static int to_copy_path(struct dir *d)
+{
+        dir_free(d);
+        d->pipe[0] = d->pipe[1] = -EBADF;
+        d->buf = malloc(SBX__PROXY_BUF);
+        return d->buf != NULL ? 0 : -1;
+}
+
+static int again(void)
+{
+        return errno == EAGAIN || errno == EWOULDBLOCK;
+}
 
 /* Move what can move now from -> to without blocking.  1 progress, 0 none,
  * -1 the relay is over (an error). */
@@ -149,78 +205,92 @@ static int pump(int from, int to, struct dir *d)
         for (;;) {
                 ssize_t n;
 
-                if (d->len > 0) {
-                        n = send(to, d->buf + d->off, d->len, MSG_NOSIGNAL);
+                if (d->pre_len > 0 || d->len > 0) {
+                        const char *p = d->pre_len > 0 ? d->pre : d->buf + d->off;
+                        size_t len = d->pre_len > 0 ? d->pre_len : d->len;
+
+                        n = send(to, p, len, MSG_NOSIGNAL);
                         if (n > 0) {
-                                d->off += (size_t) n;
-                                d->len -= (size_t) n;
+                                if (d->pre_len > 0) {
+                                        d->pre += n;
+                                        d->pre_len -= (size_t) n;
+                                } else {
+                                        d->off += (size_t) n;
+                                        d->len -= (size_t) n;
+                                }
                                 moved = 1;
                                 continue;
                         }
-                        if (n < 0 && errno == EINTR)
+                } else if (d->inpipe > 0) {
+                        n = splice(d->pipe[0], NULL, to, NULL, d->inpipe, SPLICE_FLAGS);
+                        if (n > 0) {
+                                d->inpipe -= (size_t) n;
+                                moved = 1;
                                 continue;
-                        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                                return moved;
-                        return -1;
-                }
-                if (d->eof) {
+                        }
+                } else if (d->eof) {
                         if (!d->shut) {
                                 (void) shutdown(to, SHUT_WR);
                                 d->shut = 1;
                                 moved = 1;
                         }
                         return moved;
+                } else if (d->pipe[0] >= 0) {
+                        n = splice(from, NULL, d->pipe[1], NULL, SBX__PROXY_BUF, SPLICE_FLAGS);
+                        if (n > 0) {
+                                d->inpipe = (size_t) n;
+                                moved = 1;
+                                continue;
+                        }
+                        if (n < 0 && errno == EINVAL) {
+                                if (to_copy_path(d) < 0)
+                                        return -1;
+                                continue;
+                        }
+                } else {
+                        n = recv(from, d->buf, SBX__PROXY_BUF, 0);
+                        if (n > 0) {
+                                d->off = 0;
+                                d->len = (size_t) n;
+                                moved = 1;
+                                continue;
+                        }
                 }
-                n = recv(from, d->buf, SBX__PROXY_BUF, 0);
-                if (n > 0) {
-                        d->off = 0;
-                        d->len = (size_t) n;
-                        moved = 1;
-                        continue;
-                }
-                if (n == 0) {
+                if (n == 0) {                   /* only a read returns 0: the end */
                         d->eof = 1;
                         continue;
                 }
                 if (errno == EINTR)
                         continue;
-                if (errno == EAGAIN || errno == EWOULDBLOCK)
-                        return moved;
-                return -1;
+                return again() ? moved : -1;
         }
 }
 
-/* The events a socket waits for: input when the direction it feeds has
- * room, output when the direction towards it holds bytes. */
+/* The events a socket waits for: input when the direction it feeds is
+ * empty, output when the direction towards it holds bytes. */
 static short want(const struct dir *in, const struct dir *out)
 {
         short ev = 0;
 
-        if (in->len == 0 && !in->eof)
+        if (!pending(in) && !in->eof)
                 ev |= POLLIN;
-        if (out->len > 0)
+        if (pending(out))
                 ev |= POLLOUT;
         return ev;
 }
 
-void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, const char *a_to_b,
-                      size_t a_to_b_len, const char *b_to_a, size_t b_to_a_len)
+void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, int copy,
+                      const char *a_to_b, size_t a_to_b_len, const char *b_to_a,
+                      size_t b_to_a_len)
 {
-        struct dir ab = { NULL, 0, 0, 0, 0 }, ba = { NULL, 0, 0, 0, 0 };
-        int one = 1;
+        struct dir ab, ba;
+        int one = 1, ok;
 
-        /* A buffer holds SBX__PROXY_BUF, or more for what is sent first. */
-        ab.buf = malloc(a_to_b_len > SBX__PROXY_BUF ? a_to_b_len : SBX__PROXY_BUF);
-        ba.buf = malloc(b_to_a_len > SBX__PROXY_BUF ? b_to_a_len : SBX__PROXY_BUF);
-        if (ab.buf == NULL || ba.buf == NULL)
+        ok = dir_init(&ab, a_to_b, a_to_b_len, copy) == 0;
+        ok = dir_init(&ba, b_to_a, b_to_a_len, copy) == 0 && ok;
+        if (!ok)
                 goto out;
         (void) setsockopt(a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (a_to_b_len > 0)
-                memcpy(ab.buf, a_to_b, a_to_b_len);
-        ab.len = a_to_b_len;
-        if (b_to_a_len > 0)
-                memcpy(ba.buf, b_to_a, b_to_a_len);
-        ba.len = b_to_a_len;
         for (;;) {
                 struct pollfd p[3];
                 int n;
@@ -247,6 +317,6 @@ void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, const char 
                         break;
         }
 out:
-        free(ab.buf);
-        free(ba.buf);
+        dir_free(&ab);
+        dir_free(&ba);
 }

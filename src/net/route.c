@@ -111,7 +111,8 @@ void sbx__net_route_fingerprint(const struct sbx__net_rules *rs,
         } else {
                 for (i = 0; i < n; i++)
                         sorted[i] = sbx__net_rule_format(&rs->v[i], text[i]);
-                qsort(sorted, n, sizeof(*sorted), cmp_str);
+                if (n > 1)
+                        qsort(sorted, n, sizeof(*sorted), cmp_str);
                 for (i = 0; i < n; i++)
                         uniq += i == 0 || strcmp(sorted[i], sorted[i - 1]) != 0;
                 (void) snprintf(num, sizeof(num), "%zu", uniq);

@@ -500,7 +500,7 @@ static void test_proxy__forward_request_reaches_granted_origin(void **state)
         px_stop(&p);
 }
 
-static void test_proxy__connect_tunnel_relays_both_ways(void **state)
+static void tunnel_both_ways(const struct sbx__proxy_limits *lim)
 {
         struct origin o;
         struct px p;
@@ -508,12 +508,11 @@ static void test_proxy__connect_tunnel_relays_both_ways(void **state)
         const char *rules[] = { rule, NULL };
         size_t i, got = 0;
         int c;
-        (void) state;
 
         origin_start(&o, ORIGIN_ECHO);
         (void) snprintf(rule, sizeof(rule), "127.0.0.1:%u", o.port);
         (void) snprintf(target, sizeof(target), "127.0.0.1:%u", o.port);
-        px_start(&p, NULL, rules, NULL);
+        px_start(&p, lim, rules, NULL);
         assert_int_equal(px_connect(&p, target, p.auth, &c, head, sizeof(head)), 200);
         echo_check(c, "ping");
         /* More than a relay buffer, both ways at once (the echo answers as
@@ -549,6 +548,22 @@ static void test_proxy__connect_tunnel_relays_both_ways(void **state)
         (void) close(c);
         origin_join(&o);
         px_stop(&p);
+}
+
+static void test_proxy__connect_tunnel_relays_both_ways(void **state)
+{
+        (void) state;
+        tunnel_both_ways(NULL);
+}
+
+static void test_proxy__splice_relay_relays_both_ways(void **state)
+{
+        struct sbx__proxy_limits lim;
+        (void) state;
+
+        memset(&lim, 0, sizeof(lim));
+        lim.relay_splice = 1;
+        tunnel_both_ways(&lim);
 }
 
 static void test_proxy__ungranted_host_is_403_naming_it(void **state)
@@ -1175,6 +1190,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_proxy__forward_request_reaches_granted_origin),
                 cmocka_unit_test(test_proxy__connect_tunnel_relays_both_ways),
+                cmocka_unit_test(test_proxy__splice_relay_relays_both_ways),
                 cmocka_unit_test(test_proxy__connect_tunnel_carries_tls),
                 cmocka_unit_test(test_proxy__ungranted_host_is_403_naming_it),
                 cmocka_unit_test(test_proxy__loopback_name_needs_the_address_or_class),
