@@ -195,7 +195,7 @@ struct proxy {
 static void proxy_start(struct proxy *p, int splice)
 {
         struct sbx__net_rules rules = SBX__NET_RULES_INIT;
-        struct sbx__proxy_config cfg = { &rules, NULL };
+        struct sbx__proxy_config cfg = { &rules, NULL, NULL };
         struct sbx__proxy_limits lim;
         sbx_error err;
 

@@ -580,10 +580,17 @@ typedef struct sbx_profile_config {
                                            connect to (canonical absolute paths, matched
                                            exactly; docs/unix-sockets.md) */
         size_t   n_unix_sockets;        /* at most 64 */
+        /* ---- version 3 ---- */
+        const char *const *allow_hosts; /* the network allowlist (network deny or
+                                           gated): HOST[:PORT], *.SUFFIX[:PORT], IP
+                                           literals, +CLASS suffixes; reached only
+                                           through the egress proxy (docs/network.md) */
+        size_t   n_allow_hosts;         /* at most 1024 */
 } sbx_profile_config;
-#define SBX_PROFILE_CONFIG_VERSION 2u
+#define SBX_PROFILE_CONFIG_VERSION 3u
 #define SBX_PROFILE_CONFIG_INIT \
-        { SBX_PROFILE_CONFIG_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0 }
+        { SBX_PROFILE_CONFIG_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, \
+          NULL, 0 }
 /* Fill *cfg as SBX_PROFILE_CONFIG_INIT does, for binding generators (cffi,
  * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
 SBX_API void sbx_profile_config_init(sbx_profile_config *cfg);

@@ -117,6 +117,12 @@ struct sbx_child {
         int32_t  memory_kind;
         int32_t  pids_kind;
         struct sbx__warm *warm; /* a warm executor's command: its zygote */
+        /* A proxied plan: the listening socket inside the child's network
+         * namespace the spawn hands to the exec layer, which serves it
+         * (src/net/) and closes it; -1 = none.  The serving execution
+         * (struct sbx__proxy_exec *), released with the child. */
+        int      net_fd;
+        void    *proxy;
 };
 
 /* Allocate a zeroed child (pid -1, pidfd -1); NULL on ENOMEM. */
@@ -128,6 +134,7 @@ sbx_code sbx__landlock_probe(sbx_error *err);
 sbx_code sbx__native_verify(sbx_error *err);
 sbx_code sbx__landlock_verify(sbx_error *err);
 uint32_t sbx__native_guarantees(const struct sbx_plan *plan);
+uint32_t sbx__native_confine_guarantees(const struct sbx_plan *plan);
 uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan);
 sbx_code sbx__native_spawn(const struct sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);

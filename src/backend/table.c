@@ -117,7 +117,7 @@ static const char *const linux_denials[] = {
 
 static const struct sbx_backend backend_native = {
         SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_verify,
-        sbx__native_guarantees, sbx__native_guarantees,
+        sbx__native_guarantees, sbx__native_confine_guarantees,
         sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
         sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
         sbx__native_warm_start, sbx__warm_spawn, sbx__warm_stop,

@@ -321,12 +321,35 @@ void sbx_plan_free(sbx_plan *plan)
         for (i = 0; i < plan->n_unix_sockets; i++)
                 free(plan->unix_sockets[i]);
         free(plan->unix_sockets);
+        for (i = 0; i < plan->n_net_allow; i++)
+                free(plan->net_allow[i]);
+        free(plan->net_allow);
         free(plan->scratch_dir);
         for (i = 0; i < plan->n_env_set; i++)
                 free(plan->env_set[i]);
         free(plan->env_set);
         free(plan->workspace_root);
         free(plan);
+}
+
+int sbx__plan_copy_allow(struct sbx_plan *plan, const char *const *v, size_t n)
+{
+        size_t i;
+
+        plan->net_allow = NULL;
+        plan->n_net_allow = 0;
+        if (n == 0)
+                return 0;
+        plan->net_allow = calloc(n, sizeof(*plan->net_allow));
+        if (plan->net_allow == NULL)
+                return -ENOMEM;
+        for (i = 0; i < n; i++) {
+                plan->net_allow[i] = sbx__strdup(v[i]);
+                if (plan->net_allow[i] == NULL)
+                        return -ENOMEM;
+                plan->n_net_allow = i + 1;
+        }
+        return 0;
 }
 
 /* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
@@ -531,7 +554,11 @@ static uint32_t required_for(const sbx_profile *p, const struct sbx_plan *plan)
                 req |= SBX_G_WRITE_BOUNDARY;
         if (p->home == SBX_HOME_ISOLATED)
                 req |= SBX_G_HOME_ISOLATION;
-        if (p->network != SBX_ACCESS_ALLOW)
+        /* With an allowlist the network is the proxy's: only its targets
+         * (and their addresses) are reached, and that is not "deny". */
+        if (p->network != SBX_ACCESS_ALLOW && p->n_allow_hosts > 0)
+                req |= SBX_G_TARGET_NETWORK | SBX_G_ADDRESS_NETWORK;
+        else if (p->network != SBX_ACCESS_ALLOW)
                 req |= SBX_G_NETWORK_DENY;
         if (protected_rule && !sbx__profile_accept_unprotected_git(p))
                 req |= SBX_G_PROTECTED_PATHS;
@@ -632,6 +659,13 @@ sbx_code sbx_plan_compile(const sbx_profile *profile, sbx_plan **out, sbx_error 
                 const char *const *sockets = sbx__profile_unix_sockets(profile, &n_sockets);
 
                 if (sbx__plan_copy_sockets(plan, sockets, n_sockets) < 0)
+                        goto nomem;
+        }
+        {
+                size_t n_allow = 0;
+                const char *const *allow = sbx__profile_allow_hosts(profile, &n_allow);
+
+                if (sbx__plan_copy_allow(plan, allow, n_allow) < 0)
                         goto nomem;
         }
 

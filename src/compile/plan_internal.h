@@ -91,6 +91,13 @@ struct sbx_plan {
          * spawn's HOME (when isolated) and TMPDIR instead of per-spawn
          * scratch (sbx__plan_widen); NULL otherwise.  Owned. */
         char    *scratch_dir;
+        /* The network allowlist (canonical rules of policy/netrule.h,
+         * sorted): with the network not Allow, the command reaches these,
+         * and only through the egress proxy (sbx__plan_proxied); a
+         * network.proxy-target.v1 grant adds one for one spawn.  NULL when
+         * none.  Owned. */
+        char   **net_allow;
+        size_t   n_net_allow;
         /* "NAME=VALUE" entries one spawn adds to the filtered environment
          * (sbx_spawn_options.env_set, copied by sbx__plan_env_set); NULL
          * when none.  Owned. */
@@ -154,6 +161,15 @@ int sbx__plan_build_writable(struct sbx_plan *plan);
 /* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
  * holds what was copied, for sbx_plan_free). */
 int sbx__plan_copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n);
+/* plan->net_allow := a copy of v[0..n) (same contract). */
+int sbx__plan_copy_allow(struct sbx_plan *plan, const char *const *v, size_t n);
+/* The port of the egress proxy's listener on 127.0.0.1 inside a proxied
+ * spawn's own network namespace (nothing else is there). */
+#define SBX__PROXY_PORT 3128
+/* 1 if plan's network goes through the egress proxy: an allowlist, the
+ * network not Allow, a sandboxed plan. */
+#define sbx__plan_proxied(p) \
+        ((p)->n_net_allow > 0 && (p)->network != SBX__NET_ALLOW && !(p)->direct)
 
 /* One widening of a plan for one spawn (a grant, an executor's dirs). */
 struct sbx__widen {

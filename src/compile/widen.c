@@ -59,6 +59,8 @@ static struct sbx_plan *copy_base(const struct sbx_plan *in, struct sbx__rules *
         plan->n_env_set = 0;
         if (sbx__plan_copy_sockets(plan, (const char *const *) in->unix_sockets,
                                    in->n_unix_sockets) < 0 ||
+            sbx__plan_copy_allow(plan, (const char *const *) in->net_allow,
+                                 in->n_net_allow) < 0 ||
             plan->workspace_root == NULL || (in->scratch_dir != NULL && plan->scratch_dir == NULL) ||
             copy_env(plan, (const char *const *) in->env_set, in->n_env_set) < 0)
                 goto nomem;
@@ -244,7 +246,8 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         }
         if (network_allow) {
                 plan->network = SBX__NET_ALLOW;
-                plan->required &= ~(uint32_t) SBX_G_NETWORK_DENY;
+                plan->required &= ~(uint32_t) (SBX_G_NETWORK_DENY | SBX_G_TARGET_NETWORK |
+                                               SBX_G_ADDRESS_NETWORK);
         }
         if (command_allow)
                 plan->command = SBX_ACCESS_ALLOW;
@@ -301,7 +304,8 @@ int sbx__plan_same(const struct sbx_plan *a, const struct sbx_plan *b)
             a->required != b->required || a->protects_git != b->protects_git ||
             a->accept_unprotected_git != b->accept_unprotected_git ||
             a->n_rules != b->n_rules || a->n_unix_sockets != b->n_unix_sockets ||
-            a->n_env_set != b->n_env_set || !str_same(a->workspace_root, b->workspace_root) ||
+            a->n_env_set != b->n_env_set || a->n_net_allow != b->n_net_allow ||
+            !str_same(a->workspace_root, b->workspace_root) ||
             !str_same(a->scratch_dir, b->scratch_dir))
                 return 0;
         for (i = 0; i < a->n_rules; i++)
@@ -315,6 +319,9 @@ int sbx__plan_same(const struct sbx_plan *a, const struct sbx_plan *b)
                         return 0;
         for (i = 0; i < a->n_env_set; i++)
                 if (strcmp(a->env_set[i], b->env_set[i]) != 0)
+                        return 0;
+        for (i = 0; i < a->n_net_allow; i++)
+                if (strcmp(a->net_allow[i], b->net_allow[i]) != 0)
                         return 0;
         return 1;
 }

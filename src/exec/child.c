@@ -26,6 +26,7 @@ sbx_child *sbx__child_new(int32_t backend)
                 return NULL;
         c->pid = -1;
         c->pidfd = -1;
+        c->net_fd = -1;
         c->backend = backend;
         return c;
 }
@@ -48,6 +49,7 @@ static void reaped(sbx_child *child, int status)
             ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL) ||
              (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)))
                 child->timed_out = 1;
+        sbx__netproxy_release(child);
         child->be->release(child);
 }
 
@@ -253,6 +255,7 @@ void sbx_child_free(sbx_child *child)
                 if (child->be->wait(child, SBX__KILL_REAP_MS, &st) == 0)
                         child->waited = 1;
         }
+        sbx__netproxy_release(child);
         if (child->be != NULL)
                 child->be->release(child);
         free(child);

@@ -57,6 +57,20 @@ struct sbx__warm_slot {
 sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                          const char *const *argv, const sbx_spawn_options *opts,
                          sbx_child **out, sbx_error *err);
+/* netproxy.c: a proxied spawn's egress proxy.  prepare: a fresh credential
+ * into token (SBX__PROXY_TOKEN_SIZE) and *out, plan with the proxy's
+ * variables added to its env_set.  attach: serve child's listener
+ * (child->net_fd, closed) for plan's allowlist with that credential.
+ * release: the execution and the listener, if any (NULL-safe fields). */
+struct sbx__net_event;
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
+                               sbx_error *err);
+sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
+                              sbx_error *err);
+void sbx__netproxy_release(sbx_child *child);
+size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,
+                            uint64_t *dropped);
+
 /* Stop the slot's zygote (its command, if any, is killed first). */
 void sbx__warm_slot_stop(struct sbx__warm_slot *slot);
 

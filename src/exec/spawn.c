@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "exec/exec.h"
+#include "net/net.h"
 
 void sbx_spawn_options_init(sbx_spawn_options *opts)
 {
@@ -164,8 +165,45 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
         return r;
 }
 
+static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
+                              const sbx_spawn_options *opts, sbx_child **out, sbx_error *err);
+
+/* A proxied plan (an allowlist, network not Allow) gets the egress proxy's
+ * variables in its environment before the spawn and the proxy serving its
+ * listener after it; without the proxy the child is killed: no run. */
 static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+{
+        char token[SBX__PROXY_TOKEN_SIZE];
+        sbx_plan *with_proxy = NULL;
+        sbx_child *child = NULL;
+        sbx_code r;
+
+        if (!sbx__plan_proxied(plan))
+                return spawn_backend(plan, argv, opts, out, err);
+        r = sbx__netproxy_prepare(plan, token, &with_proxy, err);
+        if (r == SBX_OK)
+                r = spawn_backend(with_proxy, argv, opts, &child, err);
+        if (r == SBX_OK) {
+                r = sbx__netproxy_attach(child, with_proxy, token, err);
+                if (r != SBX_OK)
+                        sbx_child_free(child);  /* killed and reaped */
+                else
+                        *out = child;
+        }
+        {       /* the credential stays in the engine only */
+                volatile char *t = token;
+                size_t i;
+
+                for (i = 0; i < sizeof(token); i++)
+                        t[i] = 0;
+        }
+        sbx_plan_free(with_proxy);
+        return r;
+}
+
+static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
+                              const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
 {
         const char *fn = "sbx_spawn";
         const struct sbx_backend *be = NULL;
@@ -287,6 +325,7 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                 return r;
         be = sbx__backend_get(o.backend);
         if (plan->direct || slot->off || be == NULL || be->warm_start == NULL ||
+            sbx__plan_proxied(plan) ||
             o.n_env_set > 0 || o.memory_max > 0 || o.pids_max > 0 || o.n_keep_fds > 0)
                 return sbx_spawn(plan, argv, opts, out, err);
         /* The git locations on disk now, as a cold spawn finds them. */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
 #include <sched.h>
@@ -56,6 +57,51 @@ static int drop_caps(int cap_last)
         if (syscall(SYS_capset, &hdr, data) < 0)
                 return -errno;
         return 0;
+}
+
+/* The egress proxy's listener in this network namespace: a TCP socket on
+ * 127.0.0.1:SBX__PROXY_PORT, listening, sent to the parent over sock (it
+ * serves it from outside, docs/network.md); the namespace's copy closed.
+ * 0 or -errno.  Async-signal-safe. */
+static int proxy_listener(int sock)
+{
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(sizeof(int))];
+        } cm;
+        struct sockaddr_in sin;
+        struct msghdr mh;
+        struct iovec iov;
+        char tag = 'P';
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), r = 0;
+
+        if (fd < 0)
+                return -errno;
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons(SBX__PROXY_PORT);
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0 || listen(fd, 128) < 0) {
+                r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        memset(&mh, 0, sizeof(mh));
+        memset(&cm, 0, sizeof(cm));
+        iov.iov_base = &tag;
+        iov.iov_len = 1;
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cm.b;
+        mh.msg_controllen = sizeof(cm.b);
+        CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+        CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+        CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), &fd, sizeof(int));
+        if (sendmsg(sock, &mh, MSG_NOSIGNAL) != 1)
+                r = -errno;
+        (void) close(fd);
+        return r;
 }
 
 static int loopback_up(void)
@@ -701,6 +747,12 @@ static void rung1_root(struct sbx__prep *p)
                 sbx__child_fail(&p->ch, STEP_PIVOT_ROOT, errno, 0);
         if (p->net_ns && (AT(STEP_LOOPBACK) ? (r = -EPERM) : (r = loopback_up())) < 0)
                 sbx__child_fail(&p->ch, STEP_LOOPBACK, r, 0);
+        if (p->proxy_sock[1] >= 0) {
+                if ((r = proxy_listener(p->proxy_sock[1])) < 0)
+                        sbx__child_fail(&p->ch, STEP_LOOPBACK, r, 1);
+                (void) close(p->proxy_sock[1]);
+                p->proxy_sock[1] = -1;
+        }
 }
 
 void sbx__ladder_child(void *arg, struct sbx__chan *ch)
@@ -725,6 +777,7 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                 need[n++] = p->notify_sock[0];
                 need[n++] = p->notify_sock[1];
                 need[n++] = p->ctrl_fd;
+                need[n++] = p->proxy_sock[1];
                 for (k = 0; k < 3; k++)
                         need[n++] = p->stdio[k];
                 for (k = 0; k < p->n_keep && n < SBX__ARRAY_SIZE(need); k++)

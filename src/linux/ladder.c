@@ -57,9 +57,23 @@ uint32_t sbx__native_guarantees(const struct sbx_plan *plan)
         uint32_t g = hardening() | SBX_G_READ_BOUNDARY | SBX_G_WRITE_BOUNDARY |
                      SBX_G_PROCESS_ISOLATION | SBX_G_HOME_ISOLATION | SBX_G_PROTECTED_PATHS;
 
-        if (plan->network != SBX__NET_ALLOW)
+        /* Proxied: the namespace's only way out is the listener the exec
+         * layer serves with the egress proxy (targets and address classes
+         * checked there); it fails the spawn when it cannot serve it. */
+        if (sbx__plan_proxied(plan))
+                g |= SBX_G_TARGET_NETWORK | SBX_G_ADDRESS_NETWORK;
+        else if (plan->network != SBX__NET_ALLOW)
                 g |= SBX_G_NETWORK_DENY;
         return g;
+}
+
+/* What a Confine argv achieves: a runner the host starts itself has no
+ * egress proxy behind its listener, so a proxied plan loses target- and
+ * address-network there (and its Confine fails closed). */
+uint32_t sbx__native_confine_guarantees(const struct sbx_plan *plan)
+{
+        return sbx__native_guarantees(plan) &
+               ~(uint32_t) (SBX_G_TARGET_NETWORK | SBX_G_ADDRESS_NETWORK);
 }
 
 uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan)
@@ -72,7 +86,7 @@ uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan)
         g = hardening() | SBX_G_READ_BOUNDARY | SBX_G_HOME_ISOLATION | SBX_G_PROTECTED_PATHS;
         if (abi >= 5)
                 g |= SBX_G_WRITE_BOUNDARY;      /* truncate (ABI 3) and device ioctls (ABI 5) */
-        if (plan->network != SBX__NET_ALLOW && abi >= 6)
+        if (plan->network != SBX__NET_ALLOW && abi >= 6 && !sbx__plan_proxied(plan))
                 g |= SBX_G_NETWORK_DENY;        /* TCP (ABI 4), abstract unix scope (ABI 6), seccomp */
         /* No SBX_G_PROCESS_ISOLATION: signals are scoped (ABI 6) and ptrace
          * refused, but host processes stay visible in /proc (command lines
@@ -319,6 +333,41 @@ static int visible_in_view(const char *path, void *arg)
  * missing socket is -1 (its connect fails with ENOENT); anything but a
  * socket there fails the spawn.
  */
+/* The one fd a child sent on sock (SCM_RIGHTS, received CLOEXEC), or
+ * -errno.  Never blocks. */
+static int recv_fd(int sock)
+{
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(sizeof(int))];
+        } cm;
+        struct msghdr mh;
+        struct cmsghdr *c;
+        struct iovec iov;
+        char tag;
+        int fd = -1;
+        ssize_t n;
+
+        memset(&mh, 0, sizeof(mh));
+        iov.iov_base = &tag;
+        iov.iov_len = 1;
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cm.b;
+        mh.msg_controllen = sizeof(cm.b);
+        do
+                n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n != 1)
+                return n < 0 ? -errno : -EPIPE;
+        c = CMSG_FIRSTHDR(&mh);
+        if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+            c->cmsg_len != CMSG_LEN(sizeof(int)) || (mh.msg_flags & MSG_CTRUNC))
+                return -EPROTO;
+        memcpy(&fd, CMSG_DATA(c), sizeof(int));
+        return fd;
+}
+
 int sbx__ladder_lookup(int rung, const struct sbx_plan *plan, const char *home,
                        const char *home2, const char *argv0, char *const *envp, char **out)
 {
@@ -428,6 +477,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         memset(&p, 0, sizeof(p));
         p.rung = rung;
         p.ctrl_fd = -EBADF;
+        p.proxy_sock[0] = p.proxy_sock[1] = -EBADF;
         p.ruleset_fd = -EBADF;
         p.children_fd = -EBADF;
         /* The init/monitor watches this process through a pidfd (not a
@@ -598,6 +648,16 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         goto fail;
                 }
         }
+        /* The egress proxy's listener comes from the child's own network
+         * namespace (rung 1 only: rung 2 has none, and fails closed on the
+         * guarantees below). */
+        if (rung == 1 && sbx__plan_proxied(plan)) {
+                if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.proxy_sock) < 0) {
+                        r = sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the proxy "
+                                      "listener failed", fn);
+                        goto fail;
+                }
+        }
         if (rung == 1) {
                 (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
                                 (unsigned) geteuid());
@@ -688,6 +748,19 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
         atomic_store(&rung_proven[rung - 1], 1);
+        if (p.proxy_sock[0] >= 0) {
+                /* Sent before the command's execve, so it is there now. */
+                child->net_fd = recv_fd(p.proxy_sock[0]);
+                if (child->net_fd < 0) {
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -child->net_fd,
+                                      "%s: the proxy listener did not arrive from the sandbox",
+                                      fn);
+                        goto fail;
+                }
+                (void) close(p.proxy_sock[0]);
+                (void) close(p.proxy_sock[1]);
+                p.proxy_sock[0] = p.proxy_sock[1] = -1;
+        }
         if (zy != NULL) {
                 /* The zygote keeps the progress page; the host its end of
                  * the control pair, the pidfd and the homes it hid. */
@@ -740,6 +813,10 @@ fail:
         if (ctrl[0] >= 0) {
                 (void) close(ctrl[0]);
                 (void) close(ctrl[1]);
+        }
+        if (p.proxy_sock[0] >= 0) {
+                (void) close(p.proxy_sock[0]);
+                (void) close(p.proxy_sock[1]);
         }
         sbx__prep_free(&p);
         errno = e;

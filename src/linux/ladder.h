@@ -193,6 +193,9 @@ struct sbx__prep {
         int            ctrl_fd;
         const char    *cmd_cwd;
         int            bpf_loaded;      /* the zygote loaded bpf: its commands inherit it */
+        /* A proxied plan (rung 1): the child sends its proxy listener over
+         * proxy_sock[1]; the parent keeps [0].  -1 = none. */
+        int            proxy_sock[2];
 };
 
 /* The zygote's protocol on its SOCK_SEQPACKET control pair.  One request

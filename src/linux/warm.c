@@ -44,7 +44,8 @@ static sbx_code warm_start(int rung, const struct sbx_plan *plan, const sbx_spaw
         sbx_code r;
 
         *out = NULL;
-        if (plan->direct || plan->scratch_dir == NULL || opts->memory_max > 0 ||
+        if (plan->direct || plan->scratch_dir == NULL || sbx__plan_proxied(plan) ||
+            opts->memory_max > 0 ||
             opts->pids_max > 0 || opts->n_keep_fds > 0)
                 return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: no zygote for this plan");
         w = calloc(1, sizeof(*w));

@@ -421,7 +421,7 @@ void sbx__proxy_engine_free(struct sbx__proxy_engine *e)
 
 /* --------------------------------------------------------- executions */
 
-static int new_token(char *out)
+int sbx__proxy_token_new(char *out)
 {
         static const char hex[] = "0123456789abcdef";
         unsigned char b[(SBX__PROXY_TOKEN_SIZE - 1) / 2];
@@ -494,9 +494,22 @@ sbx_code sbx__proxy_exec_new(struct sbx__proxy_engine *e, const struct sbx__prox
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
         }
-        rc = new_token(x->token);
+        if (cfg->token != NULL) {
+                size_t i, n = strlen(cfg->token);
+
+                rc = n == SBX__PROXY_TOKEN_SIZE - 1 ? 0 : -EINVAL;
+                for (i = 0; rc == 0 && i < n; i++)
+                        if (!((cfg->token[i] >= '0' && cfg->token[i] <= '9') ||
+                              (cfg->token[i] >= 'a' && cfg->token[i] <= 'f')))
+                                rc = -EINVAL;
+                if (rc == 0)
+                        memcpy(x->token, cfg->token, n + 1);
+        } else {
+                rc = sbx__proxy_token_new(x->token);
+        }
         if (rc < 0) {
-                r = sbx__fail(err, SBX_E_INTERNAL, -rc, "%s: getrandom: %s", fn, strerror(-rc));
+                r = sbx__fail(err, rc == -EINVAL ? SBX_E_INVALID : SBX_E_INTERNAL, -rc, "%s: the "
+                              "credential: %s", fn, strerror(-rc));
                 goto fail;
         }
         x->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

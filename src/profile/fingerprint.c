@@ -66,6 +66,8 @@ static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
  *   accept_unprotected_git=1
  *   unix_sockets=<n>                                   n > 0
  *   unix_socket=<len>:<path>                           n times, by strcmp
+ *   allow_hosts=<n>                                    n > 0
+ *   allow_host=<len>:<rule>                            n times, canonical, by strcmp
  *
  * every line ending in "\n".  The hidden secret locations are not part of
  * it: they are derived from the host, not configured, and only narrow.
@@ -124,6 +126,15 @@ sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t b
                 for (i = 0; i < profile->n_unix_sockets; i++) {
                         fp_str(&ctx, "unix_socket=");
                         fp_path(&ctx, profile->unix_sockets[i]);
+                        fp_str(&ctx, "\n");
+                }
+        }
+        if (profile->n_allow_hosts > 0) {
+                (void) snprintf(num, sizeof(num), "%zu", profile->n_allow_hosts);
+                fp_line(&ctx, "allow_hosts", num);
+                for (i = 0; i < profile->n_allow_hosts; i++) {
+                        fp_str(&ctx, "allow_host=");
+                        fp_path(&ctx, profile->allow_hosts[i]);
                         fp_str(&ctx, "\n");
                 }
         }

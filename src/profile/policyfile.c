@@ -20,6 +20,7 @@
 
 #include <json.h>
 
+#include "policy/netrule.h"
 #include "profile/policyfile_internal.h"
 #include "profile/profile_internal.h"
 
@@ -102,7 +103,7 @@ static void member_path(char *buf, size_t sz, const char *parent, const char *na
 /* A string without NUL bytes into *out (borrowed from v). */
 static sbx_code get_string(struct ctx *c, const char *key, json_object *v, const char **out)
 {
-        const char *s;
+        const char *s = NULL;
 
         if (!json_object_is_type(v, json_type_string))
                 return bad(c, key, "must be a string, not %s", type_name(v));
@@ -173,7 +174,7 @@ static int parse_size(const char *s, uint64_t *out)
 static sbx_code get_path(struct ctx *c, const char *key, json_object *v, char **out)
 {
         char joined[SBX_PATH_MAX], clean[SBX_PATH_MAX], shown[64];
-        const char *s, *home;
+        const char *s = NULL, *home;
         sbx_code r;
 
         r = get_string(c, key, v, &s);
@@ -244,7 +245,7 @@ static sbx_code path_list(struct ctx *c, const char *key, json_object *v, size_t
                           struct sbx__strv *out)
 {
         char ek[80];
-        size_t n, i;
+        size_t n = 0, i;
         sbx_code r;
 
         r = get_array(c, key, v, max, &n);
@@ -295,7 +296,7 @@ static sbx_code check_env_name(struct ctx *c, const char *key, const char *name)
 static sbx_code env_pass(struct ctx *c, const char *key, json_object *v)
 {
         char ek[80];
-        size_t n, i;
+        size_t n = 0, i;
         sbx_code r;
 
         r = get_array(c, key, v, SBX__PF_MAX_ENV, &n);
@@ -362,74 +363,49 @@ static sbx_code env_set(struct ctx *c, const char *key, json_object *v)
 /* ------------------------------------------------------------- network */
 
 /*
- * One allow_hosts entry, lower-cased into norm (300 bytes): HOST or
- * HOST:PORT, where HOST is a DNS name, "*." and a DNS name (its
- * subdomains), a dotted-quad IPv4 address, or an IPv6 address in
- * brackets.  The name and port rules are the gate seam's (access.c).
+ * One allow_hosts entry in its canonical spelling into norm (300 bytes):
+ * the one allowlist grammar of policy/netrule.h (docs/network.md, "The
+ * allowlist"), which the profile and the egress proxy use too.  0 and
+ * why (SBX_ERROR_SIZE) when it is not an entry.
  */
-static int host_entry(const char *s, char *norm, size_t normsz)
+static int host_entry(const char *s, char *norm, size_t normsz, char *why)
 {
-        char buf[64];
-        struct in6_addr a6;
-        struct in_addr a4;
-        const char *colon, *close, *host = s;
-        size_t n = strnlen(s, normsz), hn, i;
+        struct sbx__net_rule rule;
+        char buf[SBX__NET_RULE_TEXT];
+        sbx_error e;
 
-        if (n == 0 || n >= normsz)
+        if (sbx__net_rule_parse(s, &rule, &e) != SBX_OK) {
+                memcpy(why, e.message, SBX_ERROR_SIZE);
                 return 0;
-        for (i = 0; i <= n; i++)
-                norm[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char) (s[i] - 'A' + 'a') : s[i];
-        if (s[0] == '[') {
-                close = strchr(s, ']');
-                if (close == NULL || close == s + 1 || (size_t) (close - s - 1) >= sizeof(buf))
-                        return 0;
-                memcpy(buf, s + 1, (size_t) (close - s - 1));
-                buf[close - s - 1] = '\0';
-                if (inet_pton(AF_INET6, buf, &a6) != 1)
-                        return 0;
-                return close[1] == '\0' || (close[1] == ':' && sbx__net_port_ok(close + 2));
         }
-        colon = strchr(s, ':');
-        if (colon != NULL && (strchr(colon + 1, ':') != NULL || !sbx__net_port_ok(colon + 1)))
+        (void) sbx__net_rule_format(&rule, buf);
+        if (strlen(buf) >= normsz) {
+                (void) snprintf(why, SBX_ERROR_SIZE, "too long");
                 return 0;
-        hn = colon != NULL ? (size_t) (colon - s) : n;
-        if (hn >= 2 && s[0] == '*' && s[1] == '.') {
-                host = s + 2;
-                hn -= 2;
-                if (hn >= sizeof(buf))
-                        buf[0] = '\0';
-                else {
-                        memcpy(buf, host, hn);
-                        buf[hn] = '\0';
-                }
-                /* "*.10.0.0.1" names no subdomain. */
-                if (inet_pton(AF_INET, buf, &a4) == 1)
-                        return 0;
         }
-        return sbx__net_host_ok(host, hn);
+        memcpy(norm, buf, strlen(buf) + 1);
+        return 1;
 }
 
 static sbx_code allow_hosts(struct ctx *c, const char *key, json_object *v)
 {
-        char ek[80], norm[300], shown[64];
-        size_t n, i;
+        char ek[80], norm[SBX__NET_RULE_TEXT], why[SBX_ERROR_SIZE];
+        size_t n = 0, i;
         sbx_code r;
 
         r = get_array(c, key, v, SBX__PF_MAX_HOSTS, &n);
         if (r != SBX_OK)
                 return r;
         for (i = 0; i < n; i++) {
-                const char *s;
+                const char *s = NULL;
                 long dup;
 
                 (void) snprintf(ek, sizeof(ek), "%s[%zu]", key, i);
                 r = get_string(c, ek, json_object_array_get_idx(v, i), &s);
                 if (r != SBX_OK)
                         return r;
-                if (!host_entry(s, norm, sizeof(norm)))
-                        return bad(c, ek, "\"%s\" is not HOST[:PORT] (a DNS name, *.name, an "
-                                   "IPv4 address or [IPv6]; port 1-65535)",
-                                   sbx__printable(s, shown, sizeof(shown)));
+                if (!host_entry(s, norm, sizeof(norm), why))
+                        return bad(c, ek, "%s", why);
                 dup = strv_find(&c->hosts, norm, 0);
                 if (dup >= 0)
                         return bad(c, ek, "the same host as %s[%ld]", key, dup);
@@ -494,7 +470,7 @@ static sbx_code k_version(struct ctx *c, const char *key, json_object *v)
 
 static sbx_code k_mode(struct ctx *c, const char *key, json_object *v)
 {
-        const char *s;
+        const char *s = NULL;
         char shown[64];
         sbx_code r;
 
@@ -546,7 +522,7 @@ static sbx_code k_env(struct ctx *c, const char *key, json_object *v)
 
 static sbx_code l_memory(struct ctx *c, const char *key, json_object *v)
 {
-        const char *s;
+        const char *s = NULL;
         char shown[64];
         sbx_code r;
 
@@ -604,7 +580,7 @@ static sbx_code k_limits(struct ctx *c, const char *key, json_object *v)
 
 static sbx_code k_backend(struct ctx *c, const char *key, json_object *v)
 {
-        const char *s;
+        const char *s = NULL;
         char shown[64];
         sbx_code r;
 
@@ -633,7 +609,7 @@ static sbx_code k_backend(struct ctx *c, const char *key, json_object *v)
 
 static sbx_code n_access(struct ctx *c, const char *key, json_object *v)
 {
-        const char *s;
+        const char *s = NULL;
         char shown[64];
         sbx_code r;
 

@@ -8,8 +8,7 @@
  * the file's keys applied, built by sbx_profile_new, which validates it.
  * The paths are canonicalised here first (this is the file system access
  * of this file), each error naming the file, line and key.
- * network.allow_hosts is not applied: a profile has no allowlist yet, and
- * nothing may claim to enforce one (docs/policy-file.md).
+ * network.allow_hosts becomes the profile's allowlist (docs/network.md).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -294,6 +293,8 @@ static sbx_code build(const char *fn, const sbx_policy_file *pf, const char *msg
         cfg.n_unix_sockets = n_socks;
         cfg.force_workspace = s->force_workspace;
         cfg.accept_unprotected_git = s->accept_unprotected_git;
+        cfg.allow_hosts = s->n_allow_hosts > 0 ? s->allow_hosts : NULL;
+        cfg.n_allow_hosts = s->n_allow_hosts;
         c = sbx_profile_new(&cfg, out, err);
 out:
         for (i = 0; r != NULL && i < r->n; i++)

@@ -230,17 +230,23 @@ struct cfg_v2 {
         int32_t accept_unprotected_git;
         const char *const *unix_sockets;
         size_t n_unix_sockets;
+        const char *const *allow_hosts;         /* version 3 */
+        size_t n_allow_hosts;
 };
 
 static struct cfg_v2 cfg_v2_of(const sbx_profile_config *cfg)
 {
-        struct cfg_v2 v = { 0, 0, NULL, 0 };
+        struct cfg_v2 v = { 0, 0, NULL, 0, NULL, 0 };
 
         if (cfg->version >= 2) {
                 v.force_workspace = cfg->force_workspace;
                 v.accept_unprotected_git = cfg->accept_unprotected_git;
                 v.unix_sockets = cfg->unix_sockets;
                 v.n_unix_sockets = cfg->n_unix_sockets;
+        }
+        if (cfg->version >= 3) {
+                v.allow_hosts = cfg->allow_hosts;
+                v.n_allow_hosts = cfg->n_allow_hosts;
         }
         return v;
 }
@@ -458,6 +464,7 @@ void sbx_profile_free(sbx_profile *profile)
                 for (i = 0; i < profile->n_unix_sockets; i++)
                         free(profile->unix_sockets[i]);
         free(profile->unix_sockets);
+        sbx__profile_allow_free(profile->allow_hosts, profile->n_allow_hosts);
         sbx__profile_secrets_free(profile->secrets, profile->n_secrets);
         free(profile->workspace_root);
         free(profile);
@@ -564,6 +571,12 @@ static sbx_code profile_build(const char *fn, const sbx_profile_config *cfg, int
                 }
                 qsort(p->unix_sockets, v.n_unix_sockets, sizeof(*p->unix_sockets), cmp_str);
         }
+        c = sbx__profile_allow_build(fn, v.allow_hosts, v.n_allow_hosts, cfg->network,
+                                     cfg->isolation, &p->allow_hosts, &p->n_allow_hosts, err);
+        if (c != SBX_OK) {
+                sbx_profile_free(p);
+                return c;
+        }
         /* The workspace check and the secrets consult the host: only for
          * sbx_profile_new (restrict takes its inputs' secrets). */
         if (resolve) {
@@ -632,8 +645,12 @@ sbx_code sbx_profile_config_get(const sbx_profile *profile, sbx_profile_config *
         cfg.accept_unprotected_git = profile->accept_unprotected_git;
         cfg.unix_sockets = (const char *const *) profile->unix_sockets;
         cfg.n_unix_sockets = profile->n_unix_sockets;
-        if (out->version >= 2)
+        cfg.allow_hosts = (const char *const *) profile->allow_hosts;
+        cfg.n_allow_hosts = profile->n_allow_hosts;
+        if (out->version >= 3)
                 *out = cfg;
+        else if (out->version == 2)     /* the second layout ends at n_unix_sockets */
+                memcpy(out, &cfg, offsetof(sbx_profile_config, allow_hosts));
         else    /* the first layout: nothing past ack_unconfined is written */
                 memcpy(out, &cfg, offsetof(sbx_profile_config, force_workspace));
         return SBX_OK;
@@ -740,7 +757,7 @@ sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceilin
 {
         const char *fn = "sbx_profile_restrict";
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
-        const char **pts, **socks = NULL;
+        const char **pts, **socks = NULL, **hosts = NULL;
         sbx_root_access *ra;
         struct sbx_profile_secret *sec = NULL;
         size_t n = 0, cap, i, n_socks = 0, n_sec = 0;
@@ -818,6 +835,15 @@ sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceilin
                         socks[n_socks++] = base->unix_sockets[i];
         cfg.unix_sockets = n_socks > 0 ? socks : NULL;
         cfg.n_unix_sockets = n_socks;
+        if (base->n_allow_hosts + ceiling->n_allow_hosts > 0) {
+                hosts = calloc(base->n_allow_hosts + ceiling->n_allow_hosts, sizeof(*hosts));
+                if (hosts == NULL) {
+                        c = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                        goto out;
+                }
+                cfg.n_allow_hosts = sbx__profile_allow_restrict(base, ceiling, hosts);
+                cfg.allow_hosts = cfg.n_allow_hosts > 0 ? hosts : NULL;
+        }
         rc = sbx__profile_secrets_union(base, ceiling, &sec, &n_sec);
         if (rc == -ERANGE) {
                 c = sbx__fail(err, SBX_E_RANGE, 0,
@@ -843,6 +869,7 @@ sbx_code sbx_profile_restrict(const sbx_profile *base, const sbx_profile *ceilin
 out:
         sbx__profile_secrets_free(sec, n_sec);
         free(socks);
+        free(hosts);
         free(pts);
         free(ra);
         return c;

@@ -17,6 +17,7 @@
 
 /* At most this many unix sockets in a profile: SBX_E_RANGE beyond. */
 #define SBX__PROFILE_MAX_UNIX_SOCKETS 64
+#define SBX__PROFILE_MAX_ALLOW_HOSTS  1024
 
 /* At most this many hidden secret locations in a profile (secrets.c):
  * SBX_E_RANGE beyond, rather than a profile that hides less. */
@@ -65,6 +66,10 @@ struct sbx_profile {
         int32_t accept_unprotected_git; /* 0 or 1 */
         char  **unix_sockets;           /* sorted, canonical; NULL when none */
         size_t  n_unix_sockets;
+        /* version 3: the network allowlist, canonical rule spellings
+         * (policy/netrule.h), sorted; NULL when none (allowlist.c) */
+        char  **allow_hosts;
+        size_t  n_allow_hosts;
         /* derived from the host when the profile was built (secrets.c) */
         struct sbx_profile_secret *secrets;     /* sorted by path */
         size_t  n_secrets;
@@ -76,6 +81,18 @@ int32_t sbx__profile_accept_unprotected_git(const sbx_profile *p);
 /* The unix sockets (borrowed, sorted), *n_out their number (n_out may be
  * NULL); NULL when there are none. */
 const char *const *sbx__profile_unix_sockets(const sbx_profile *p, size_t *n_out);
+/* allowlist.c: the allowlist (borrowed, canonical, sorted); NULL when none. */
+const char *const *sbx__profile_allow_hosts(const sbx_profile *p, size_t *n_out);
+/* Check in[0..n) (a config's allow_hosts) under network / isolation and
+ * build its canonical, sorted copy into *out (NULL when n is 0). */
+sbx_code sbx__profile_allow_build(const char *fn, const char *const *in, size_t n,
+                                  int32_t network, int32_t isolation, char ***out,
+                                  size_t *n_out, sbx_error *err);
+void sbx__profile_allow_free(char **v, size_t n);
+/* The allowlist a restriction of base by ceiling keeps, borrowed into out
+ * (room for base's and ceiling's entries); its length. */
+size_t sbx__profile_allow_restrict(const sbx_profile *base, const sbx_profile *ceiling,
+                                   const char **out);
 
 /*
  * The access a canonical path has for reading (write = 0) or writing

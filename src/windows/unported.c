@@ -259,3 +259,42 @@ void sbx__gitscan_free(struct sbx__gitscan *g)
         free(g->fail);
         memset(g, 0, sizeof(*g));
 }
+
+/* ------------------------------------------ egress proxy (netproxy.c) */
+
+/* No src/net/ here: a proxied plan (an allowlist) cannot run, and says so
+ * before anything is spawned. */
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
+                               sbx_error *err)
+{
+        (void) plan;
+        (void) token;
+        *out = NULL;
+        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: a network allowlist needs the "
+                         "egress proxy, which is not built for Windows");
+}
+
+sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
+                              sbx_error *err)
+{
+        (void) child;
+        (void) plan;
+        (void) token;
+        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: no egress proxy on Windows");
+}
+
+void sbx__netproxy_release(sbx_child *child)
+{
+        (void) child;
+}
+
+size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,
+                            uint64_t *dropped)
+{
+        (void) child;
+        (void) out;
+        (void) max;
+        if (dropped != NULL)
+                *dropped = 0;
+        return 0;
+}

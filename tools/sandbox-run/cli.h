@@ -76,7 +76,7 @@ struct opts {
         char *env_set[MAX_ENV];         /* --env / --env-file / files: "NAME=VALUE", free */
         struct origin env_from[MAX_ENV];
         size_t n_env;
-        const char *allow_hosts[MAX_HOSTS];     /* borrowed from their file */
+        const char *allow_hosts[MAX_HOSTS];     /* --allow-host, files: borrowed */
         struct origin host_from[MAX_HOSTS];
         size_t n_hosts;
         const char *policy_arg;         /* --policy FILE */
@@ -130,6 +130,7 @@ char *canonical_arg(const char *what, const char *arg);
 /* Add a root; a later write makes it a write root (from then names it). */
 void add_extra(struct opts *o, char *canonical_path, int write, const struct origin *from);
 void add_unix(struct opts *o, char *canonical_path, const struct origin *from);
+void add_host(struct opts *o, const char *host, const struct origin *from);
 /* Add "NAME=VALUE" (or NAME, its value here); where names it in an error.
  * replace: a later entry for a name replaces an earlier one, except that
  * an entry from a file never replaces a flag's. */

@@ -365,7 +365,8 @@ static void print_policy(FILE *f, const struct explain *x)
                         fputs(i > 0 ? "," : "", f);
                         json_str(f, o->allow_hosts[i]);
                 }
-                fputs("],\"allow_hosts_enforced\":false,\"sources\":[", f);
+                fputs(o->n_hosts > 0 ? "],\"allow_hosts_enforced\":true,\"egress\":\"proxy-only\","
+                      "\"sources\":[" : "],\"allow_hosts_enforced\":false,\"sources\":[", f);
         } else {
                 fputs("policy:", f);
                 for (i = 0; i < o->n_files; i++) {
@@ -381,7 +382,11 @@ static void print_policy(FILE *f, const struct explain *x)
                         print_shell_word(f, o->allow_hosts[i]);
                 }
                 fputs(o->n_hosts == 0 ? " none\n"
-                      : " (checked and kept, not enforced yet: the network is as above)\n", f);
+                      : "\negress: proxy-only (the egress proxy in the sandbox's own network, "
+                        "named by http_proxy/https_proxy/ALL_PROXY: only these targets; a name "
+                        "resolving to a loopback, private, link-local, CGNAT or metadata "
+                        "address is refused unless an entry names that address or a +CLASS; "
+                        "a tool that ignores the proxy variables reaches nothing)\n", f);
                 fputs("sources:\n", f);
         }
         source(f, &first, "mode", sbx_mode_name(o->mode), &o->mode_from, "default");

@@ -26,7 +26,7 @@ enum {
         OPT_ALLOW_UNIX, OPT_BACKEND, OPT_MEMORY, OPT_PIDS, OPT_TIMEOUT, OPT_CWD, OPT_ENV,
         OPT_ENV_FILE, OPT_EXPLAIN, OPT_JSON, OPT_ALLOW_MISSING, OPT_NO_TOOLCHAINS,
         OPT_FORCE_WORKSPACE, OPT_ACCEPT_UNPROTECTED_GIT, OPT_POLICY, OPT_NO_POLICY,
-        OPT_VERSION
+        OPT_VERSION, OPT_ALLOW_HOST
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +36,7 @@ static const struct option long_opts[] = {
         { "allow-read", required_argument, NULL, OPT_ALLOW_READ },
         { "allow-write", required_argument, NULL, OPT_ALLOW_WRITE },
         { "allow-unix", required_argument, NULL, OPT_ALLOW_UNIX },
+        { "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
         { "backend", required_argument, NULL, OPT_BACKEND },
         { "memory", required_argument, NULL, OPT_MEMORY },
         { "pids", required_argument, NULL, OPT_PIDS },
@@ -88,7 +89,7 @@ static void usage(FILE *f)
               "                   [--policy FILE | --no-policy]\n"
               "                   [--explain] [--json] [--allow-missing] [--no-toolchains]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
-              "                   [--allow-unix PATH]...\n"
+              "                   [--allow-unix PATH]... [--allow-host HOST[:PORT]]...\n"
               "                   -- CMD [ARGS...]\n", f);
 }
 
@@ -327,6 +328,21 @@ void add_unix(struct opts *o, char *path, const struct origin *from)
         o->unix_sockets[o->n_unix++] = path;
 }
 
+/* An --allow-host entry (checked when the profile is built: the one
+ * allowlist grammar, docs/network.md); a repeat is dropped. */
+void add_host(struct opts *o, const char *host, const struct origin *from)
+{
+        size_t i;
+
+        for (i = 0; i < o->n_hosts; i++)
+                if (strcmp(o->allow_hosts[i], host) == 0)
+                        return;
+        if (o->n_hosts == MAX_HOSTS)
+                die(EXIT_FAIL, SBX_E_RANGE, "too many --allow-host entries (at most 256)");
+        o->host_from[o->n_hosts] = *from;
+        o->allow_hosts[o->n_hosts++] = host;
+}
+
 /* Exit 125 with the valid values of opt. */
 static void bad_value(int opt, const char *val) __attribute__((noreturn));
 static void bad_value(int opt, const char *val)
@@ -477,6 +493,10 @@ void parse_args(int argc, char **argv, struct opts *o)
                 case OPT_ALLOW_UNIX:
                         from.flag = "--allow-unix";
                         add_unix(o, canonical_arg("--allow-unix", val), &from);
+                        break;
+                case OPT_ALLOW_HOST:
+                        from.flag = "--allow-host";
+                        add_host(o, val, &from);
                         break;
                 case OPT_BACKEND:
                         if (sbx_backend_parse(val, &o->backend, NULL) != SBX_OK ||

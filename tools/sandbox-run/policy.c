@@ -82,8 +82,10 @@ static void keep(struct opts *o, sbx_policy_file *pf, const char *kind)
 /* "read_roots[2] (FILE:LINE)" for a message about a file's path. */
 static const char *what_of(const sbx_policy_file *pf, const char *key, char *buf, size_t sz)
 {
-        (void) snprintf(buf, sz, "%s (%.300s:%u)", key, sbx_policy_file_name(pf),
-                        (unsigned) sbx_policy_file_line(pf, key));
+        /* Truncated to the buffer when long: a message, not a path. */
+        if (snprintf(buf, sz, "%s (%.300s:%u)", key, sbx_policy_file_name(pf),
+                     (unsigned) sbx_policy_file_line(pf, key)) < 0 && sz > 0)
+                buf[0] = '\0';
         return buf;
 }
 

@@ -383,6 +383,7 @@ static void px_exec(struct px *p, const char *const *rules, const struct sbx__ne
                 assert_int_equal(sbx__net_rules_add(&rs, *rules, NULL), SBX_OK);
         cfg.rules = &rs;
         cfg.upstream = up;
+        cfg.token = NULL;
         p->lfd = listen_lo(0, &p->port);
         assert_true(p->lfd >= 0);
         if (sbx__proxy_exec_new(p->e, &cfg, p->lfd, &p->x, &e) != SBX_OK)
@@ -700,7 +701,7 @@ static void test_proxy__credential_is_required(void **state)
         struct sbx__proxy_exec *x2;
         int c, lfd2;
         uint16_t port2;
-        struct sbx__proxy_config cfg = { NULL, NULL };
+        struct sbx__proxy_config cfg = { NULL, NULL, NULL };
         (void) state;
 
         px_start(&p, NULL, rules, NULL);

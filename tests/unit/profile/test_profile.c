@@ -212,7 +212,7 @@ static void test_profile__new_rejects_bad_version(void **state)
         sbx_profile_config cfg = gated_cfg();
 
         (void) state;
-        cfg.version = 3;
+        cfg.version = SBX_PROFILE_CONFIG_VERSION + 1;
         expect_new_fails(&cfg, SBX_E_INVALID, "cfg->version");
         cfg.version = UINT32_MAX;
         expect_new_fails(&cfg, SBX_E_INVALID, "cfg->version");
@@ -612,7 +612,7 @@ static void test_profile__config_get_arguments(void **state)
         p = must_new(&cfg);
         assert_sbx_fails(sbx_profile_config_get(NULL, &got, err), SBX_E_INVALID, "profile");
         assert_sbx_fails(sbx_profile_config_get(p, NULL, err), SBX_E_INVALID, "out");
-        got.version = 3;
+        got.version = SBX_PROFILE_CONFIG_VERSION + 1;
         got.workspace_read = 77;
         assert_sbx_fails(sbx_profile_config_get(p, &got, err), SBX_E_INVALID, "out->version");
         assert_int_equal(got.workspace_read, 77);       /* untouched */

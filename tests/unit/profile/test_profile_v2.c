@@ -119,10 +119,10 @@ static void test_profile_v2__init_is_version_2(void **state)
         sbx_profile_config a = SBX_PROFILE_CONFIG_INIT, b;
 
         (void) state;
-        assert_int_equal(SBX_PROFILE_CONFIG_VERSION, 2);
+        assert_int_equal(SBX_PROFILE_CONFIG_VERSION, 3);   /* version 3: allow_hosts */
         memset(&b, 0xAA, sizeof(b));
         sbx_profile_config_init(&b);
-        assert_int_equal(b.version, 2);
+        assert_int_equal(b.version, 3);
         assert_int_equal(a.force_workspace, 0);
         assert_int_equal(b.force_workspace, 0);
         assert_int_equal(b.accept_unprotected_git, 0);
@@ -261,7 +261,7 @@ static void test_profile_v2__fields_are_copied_sorted_and_returned(void **state)
         assert_string_equal(v[1], S1);
         assert_string_equal(v[2], S2);
         assert_int_equal(sbx_profile_config_get(p, &got, NULL), SBX_OK);
-        assert_int_equal(got.version, 2);
+        assert_int_equal(got.version, SBX_PROFILE_CONFIG_VERSION);
         assert_int_equal(got.force_workspace, 1);
         assert_int_equal(got.accept_unprotected_git, 1);
         assert_int_equal(got.n_unix_sockets, 3);

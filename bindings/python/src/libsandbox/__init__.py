@@ -790,6 +790,7 @@ class ProfileConfig:
     force_workspace: bool = False
     accept_unprotected_git: bool = False
     unix_sockets: typing.List[str] = dataclasses.field(default_factory=list)
+    allow_hosts: typing.List[str] = dataclasses.field(default_factory=list)
 
     def _to_c(self):
         c = _n.ProfileConfig()
@@ -810,6 +811,8 @@ class ProfileConfig:
         c.accept_unprotected_git = 1 if self.accept_unprotected_git else 0
         c.unix_sockets = _strv(self.unix_sockets)
         c.n_unix_sockets = len(self.unix_sockets)
+        c.allow_hosts = _strv(self.allow_hosts)
+        c.n_allow_hosts = len(self.allow_hosts)
         return c
 
     @classmethod
@@ -827,7 +830,8 @@ class ProfileConfig:
                    additional_roots=roots, ack_unconfined=bool(c.ack_unconfined),
                    force_workspace=bool(c.force_workspace),
                    accept_unprotected_git=bool(c.accept_unprotected_git),
-                   unix_sockets=_borrowed_strv(c.unix_sockets, c.n_unix_sockets))
+                   unix_sockets=_borrowed_strv(c.unix_sockets, c.n_unix_sockets),
+                   allow_hosts=_borrowed_strv(c.allow_hosts, c.n_allow_hosts))
 
 
 class Profile(_Handle):

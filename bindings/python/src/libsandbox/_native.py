@@ -144,7 +144,7 @@ POLICY_REQUEST_VERSION = 1
 ESCALATION_REQUEST_VERSION = 1
 RUNNER_RULE_VERSION = 1
 PRESET_VERSION = 1
-PROFILE_CONFIG_VERSION = 2
+PROFILE_CONFIG_VERSION = 3
 POLICY_SETTINGS_VERSION = 1
 GUARANTEE_REPORT_VERSION = 1
 LOCAL_CONFIG_VERSION = 1
@@ -230,7 +230,9 @@ class ProfileConfig(ctypes.Structure):
                 ("ack_unconfined", c_int32),
                 # version 2
                 ("force_workspace", c_int32), ("accept_unprotected_git", c_int32),
-                ("unix_sockets", c_char_pp), ("n_unix_sockets", c_size_t)]
+                ("unix_sockets", c_char_pp), ("n_unix_sockets", c_size_t),
+                # version 3
+                ("allow_hosts", c_char_pp), ("n_allow_hosts", c_size_t)]
 
 
 class PolicySettings(ctypes.Structure):

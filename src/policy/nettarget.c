@@ -1,5 +1,5 @@
 /*
- * target.c - host names, "host:port" targets and allowlist rules: the
+ * nettarget.c - host names, "host:port" targets and allowlist rules: the
  * normalisation every proxy decision and every network.proxy-target.v1
  * grant starts from, and the matching of a target against the rules
  * (docs/network.md, "The allowlist" and "Normalisation").  Pure.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
+#include "policy/netrule.h"
 
 /* --------------------------------------------------------------- hosts */
 

@@ -1,5 +1,5 @@
 /*
- * addr.c - IP address literals: a strict parser, the canonical spelling
+ * netaddr.c - IP address literals: a strict parser, the canonical spelling
  * (RFC 5952) and the address classes the egress proxy refuses unless a
  * rule names them (docs/network.md, "Address classes").  Pure: no OS
  * calls, no inet_pton (whose accepted forms differ between C libraries).
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "net/net.h"
+#include "policy/netrule.h"
 
 static const char *const class_names[SBX__NET_CLASS_N] = {
         [SBX__NET_PUBLIC]      = "public",

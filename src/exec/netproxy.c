@@ -1,0 +1,135 @@
+/*
+ * netproxy.c - a proxied spawn's egress proxy (docs/network.md): the
+ * process's one proxy engine (src/net/), started on first use; before the
+ * spawn, the credential and the proxy variables of the child's
+ * environment; after it, the execution that serves the listener the
+ * backend brought out of the child's network namespace; its release with
+ * the child.  Without a served listener there is no spawn: the backend's
+ * guarantees (target-network, address-network) hold only with it.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "exec/exec.h"
+#include "net/net.h"
+
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+static struct sbx__proxy_engine *engine;
+static sbx_error engine_err;
+
+static void engine_start(void)
+{
+        if (sbx__proxy_engine_new(NULL, &engine, &engine_err) != SBX_OK)
+                engine = NULL;
+}
+
+/* The proxy's variables, as the common tools read them (curl, pip, npm,
+ * git, Go, Python's urllib, Node's undici with a global agent).  no_proxy
+ * names only the private loopback, which stays direct. */
+static const char *const proxy_vars[] = {
+        "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+};
+
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
+                               sbx_error *err)
+{
+        char url[SBX__PROXY_TOKEN_SIZE + 64];
+        char *v[SBX__ARRAY_SIZE(proxy_vars) + 2 + 256];
+        size_t n = 0, i;
+        int rc;
+
+        *out = NULL;
+        if (plan->n_env_set > 256)
+                return sbx__fail(err, SBX_E_RANGE, 0, "sbx_spawn: too many env_set entries");
+        rc = sbx__proxy_token_new(token);
+        if (rc < 0)
+                return sbx__fail(err, SBX_E_INTERNAL, -rc, "sbx_spawn: the proxy credential: %s",
+                                 strerror(-rc));
+        (void) snprintf(url, sizeof(url), "http://%s:%s@127.0.0.1:%d", SBX__PROXY_USER, token,
+                        SBX__PROXY_PORT);
+        for (i = 0; i < plan->n_env_set; i++)
+                v[n++] = plan->env_set[i];
+        for (i = 0; i < SBX__ARRAY_SIZE(proxy_vars); i++) {
+                size_t len = strlen(proxy_vars[i]) + 1 + strlen(url) + 1;
+
+                v[n] = malloc(len);
+                if (v[n] == NULL)
+                        goto nomem;
+                (void) snprintf(v[n], len, "%s=%s", proxy_vars[i], url);
+                n++;
+        }
+        v[n++] = "no_proxy=localhost,127.0.0.1,::1";
+        v[n++] = "NO_PROXY=localhost,127.0.0.1,::1";
+        rc = sbx__plan_env_set(plan, (const char *const *) v, n, out);
+        for (i = plan->n_env_set; i < plan->n_env_set + SBX__ARRAY_SIZE(proxy_vars); i++)
+                free(v[i]);
+        if (rc < 0)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+        return SBX_OK;
+nomem:
+        for (i = plan->n_env_set; i < n; i++)
+                free(v[i]);
+        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+}
+
+sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
+                              sbx_error *err)
+{
+        struct sbx__net_rules rules = SBX__NET_RULES_INIT;
+        struct sbx__proxy_config cfg;
+        struct sbx__proxy_exec *x = NULL;
+        size_t i;
+        sbx_code r = SBX_OK;
+
+        if (child->net_fd < 0)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "sbx_spawn: the %s backend "
+                                 "gave no proxy listener; refusing to run with the network "
+                                 "unconfined", sbx_backend_name(child->backend));
+        (void) pthread_once(&engine_once, engine_start);
+        if (engine == NULL) {
+                if (err != NULL)
+                        *err = engine_err;
+                r = engine_err.code != SBX_OK ? (sbx_code) engine_err.code : SBX_E_INTERNAL;
+                goto out;
+        }
+        for (i = 0; i < plan->n_net_allow && r == SBX_OK; i++)
+                r = sbx__net_rules_add(&rules, plan->net_allow[i], err);
+        if (r != SBX_OK)
+                goto out;
+        cfg.rules = &rules;
+        cfg.upstream = NULL;
+        cfg.token = token;
+        r = sbx__proxy_exec_new(engine, &cfg, child->net_fd, &x, err);
+        if (r == SBX_OK)
+                child->proxy = x;
+out:
+        sbx__net_rules_clear(&rules);
+        (void) close(child->net_fd);
+        child->net_fd = -1;
+        return r;
+}
+
+void sbx__netproxy_release(sbx_child *child)
+{
+        if (child->proxy != NULL)
+                sbx__proxy_exec_release(child->proxy);
+        child->proxy = NULL;
+        if (child->net_fd >= 0)
+                (void) close(child->net_fd);
+        child->net_fd = -1;
+}
+
+size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,
+                            uint64_t *dropped)
+{
+        if (dropped != NULL)
+                *dropped = 0;
+        return child->proxy != NULL ? sbx__proxy_exec_events(child->proxy, out, max, dropped)
+                                    : 0;
+}
