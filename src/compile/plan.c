@@ -352,6 +352,42 @@ int sbx__plan_copy_allow(struct sbx_plan *plan, const char *const *v, size_t n)
         return 0;
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int sbx__plan_add_allow(struct sbx_plan *plan, const char *const *v, size_t n)
+{
+        char **nv;
+        size_t i, j, m = plan->n_net_allow;
+
+        nv = realloc(plan->net_allow, (m + n + 1) * sizeof(*nv));
+        if (nv == NULL)
+                return -ENOMEM;
+        plan->net_allow = nv;
+        for (i = 0; i < n; i++) {
+                for (j = 0; j < m && strcmp(nv[j], v[i]) != 0; j++)
+                        ;
+                if (j < m)
+                        continue;
+                nv[m] = sbx__strdup(v[i]);
+                if (nv[m] == NULL) {
+                        while (m > plan->n_net_allow)
+                                free(nv[--m]);
+                        return -ENOMEM;
+                }
+                m++;
+        }
+        plan->n_net_allow = m;
+        qsort(nv, m, sizeof(*nv), cmp_strp);
+        if (plan->network != SBX__NET_ALLOW && m > 0) {
+                plan->required &= ~(uint32_t) SBX_G_NETWORK_DENY;
+                plan->required |= SBX_G_TARGET_NETWORK | SBX_G_ADDRESS_NETWORK;
+        }
+        return 0;
+}
+
 /* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
  * holds what was copied, for sbx_plan_free). */
 int sbx__plan_copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n)

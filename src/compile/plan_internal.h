@@ -161,6 +161,11 @@ int sbx__plan_build_writable(struct sbx_plan *plan);
 /* plan->unix_sockets := a copy of v[0..n).  0 or -ENOMEM (then the plan
  * holds what was copied, for sbx_plan_free). */
 int sbx__plan_copy_sockets(struct sbx_plan *plan, const char *const *v, size_t n);
+/* Add v[0..n) (canonical rules) to plan's allowlist for one spawn, kept
+ * sorted and without repeats; the plan then requires target- and
+ * address-network instead of network-deny (unless its network is Allow).
+ * 0 or -ENOMEM (the plan is unchanged then). */
+int sbx__plan_add_allow(struct sbx_plan *plan, const char *const *v, size_t n);
 /* plan->net_allow := a copy of v[0..n) (same contract). */
 int sbx__plan_copy_allow(struct sbx_plan *plan, const char *const *v, size_t n);
 /* The port of the egress proxy's listener on 127.0.0.1 inside a proxied

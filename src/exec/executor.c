@@ -17,6 +17,7 @@
 #include <nettle/sha2.h>
 
 #include "exec/executor.h"
+#include "net/net.h"
 #include "paths/paths_internal.h"
 
 int64_t sbx__wall_ms(void)
@@ -59,7 +60,30 @@ static sbx_code scratch_root_ok(const char *fn, const char *root, sbx_error *err
 
 /* The route fingerprint: what network path a run takes, no secret in it
  * (no proxy exists yet: the plan's own network decision). */
+static void route_plain(const struct sbx_plan *plan, char *out);
+
+/* The route: the egress proxy's configuration (src/net/, sbx__net_route_
+ * fingerprint) when the plan has an allowlist, else the plain route. */
 static void route_fingerprint(const struct sbx_plan *plan, char *out)
+{
+        if (plan->n_net_allow > 0) {
+                struct sbx__net_rules rs = SBX__NET_RULES_INIT;
+                size_t i;
+                int ok = 1;
+
+                for (i = 0; i < plan->n_net_allow && ok; i++)
+                        ok = sbx__net_rules_add(&rs, plan->net_allow[i], NULL) == SBX_OK;
+                if (ok) {
+                        sbx__net_route_fingerprint(&rs, NULL, out);
+                        sbx__net_rules_clear(&rs);
+                        return;
+                }
+                sbx__net_rules_clear(&rs);
+        }
+        route_plain(plan, out);
+}
+
+static void route_plain(const struct sbx_plan *plan, char *out)
 {
         static const char hex[] = "0123456789abcdef";
         struct sha256_ctx ctx;

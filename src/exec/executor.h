@@ -98,13 +98,15 @@ int64_t sbx__wall_ms(void);
  * execution_id and, when all hold (and, with need_cmd, one of them is
  * the command's start), consume them and give back what they open: *w
  * (malloc'd, *n_w entries), *net_allow, *cmd_allow.  Called with
- * set->lock held.  Errors: the SBX_E_GRANT_* of the first token that does
+ * set->lock held; *targets (malloc'd, the records' strings) the
+ * network.proxy-target.v1 targets, allowlist entries for this run.  Errors: the SBX_E_GRANT_* of the first token that does
  * not bind, SBX_E_GRANT_REQUIRED (nothing consumed then), SBX_E_NOMEM.
  */
 sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, size_t n,
                           const char *execution_id, const char *command, const char *cwd,
                           int need_cmd, struct sbx__widen **w, size_t *n_w, int *net_allow,
-                          int *cmd_allow, sbx_error *err);
+                          int *cmd_allow, const char ***targets, size_t *n_targets,
+                          sbx_error *err);
 /* grant.c: give the tokens back after a spawn that failed before the
  * command ran (set->lock held); a token the spawn refused as changed is
  * not given back by the caller. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "exec/executor.h"
+#include "policy/netrule.h"
 #include "paths/paths_internal.h"
 
 enum form { F_PATH, F_TREE, F_HOST, F_NET_ANY, F_NET_TARGET, F_COMMAND };
@@ -375,11 +376,22 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: scope \"%.150s\" and target "
                                  "\"%.150s\" do not agree with class %s", fn, req->scope,
                                  req->target, classes[cls].name);
-        if (classes[cls].form == F_NET_TARGET)
-                return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s: no Linux backend "
-                                 "enforces a network target (only %s, the whole network, for "
-                                 "one exact command)", fn, classes[cls].name,
-                                 SBX_GRANT_CLASS_NET_BROAD);
+        if (classes[cls].form == F_NET_TARGET) {
+                char norm[SBX__NET_TARGET_TEXT];
+
+                r = sbx__net_target_normalize(req->target, norm, sizeof(norm), err);
+                if (r != SBX_OK)
+                        return r;
+                if (strcmp(norm, req->target) != 0)
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.150s\" is not "
+                                         "normalised (it is \"%s\")", fn, req->target, norm);
+                /* The egress proxy serves a listener in the command's own
+                 * network namespace: rung 1 only. */
+                if (s->plan->direct || s->backend != SBX_BACKEND_NATIVE)
+                        return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs the "
+                                         "native backend's egress proxy; this set runs on %s",
+                                         fn, classes[cls].name, sbx_backend_name(s->backend));
+        }
         memset(&g, 0, sizeof(g));
         if (is_fs(cls)) {
                 struct stat st;
@@ -524,7 +536,7 @@ static sbx_code required(const char *fn, sbx_error *err)
 sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, size_t n,
                           const char *execution_id, const char *command, const char *cwd,
                           int need_cmd, struct sbx__widen **w_out, size_t *n_w, int *net_allow,
-                          int *cmd_allow, sbx_error *err)
+                          int *cmd_allow, const char ***t_out, size_t *n_t, sbx_error *err)
 {
         static const char fn[] = "sbx_executor_run";
         struct sbx__grant **found;
@@ -533,16 +545,23 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
         size_t i, j, k = 0;
         sbx_code r = SBX_OK;
 
+        const char **t;
+        size_t kt = 0;
+
         *w_out = NULL;
         *n_w = 0;
+        *t_out = NULL;
+        *n_t = 0;
         *net_allow = *cmd_allow = 0;
         if (n == 0)
                 return need_cmd ? required(fn, err) : SBX_OK;
         found = calloc(n, sizeof(*found));
         w = calloc(n, sizeof(*w));
-        if (found == NULL || w == NULL) {
+        t = calloc(n, sizeof(*t));
+        if (found == NULL || w == NULL || t == NULL) {
                 free(found);
                 free(w);
+                free(t);
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
         }
         for (i = 0; i < n && r == SBX_OK; i++) {
@@ -574,6 +593,7 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
         if (r != SBX_OK) {
                 free(found);
                 free(w);
+                free(t);
                 return r;
         }
         /* Every token binds: all are consumed, and open what they name. */
@@ -592,7 +612,8 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
                 case F_NET_ANY:
                         *net_allow = 1;
                         break;
-                case F_NET_TARGET:      /* never minted on Linux */
+                case F_NET_TARGET:      /* one more allowlist entry for this run */
+                        t[kt++] = g->target;
                         break;
                 case F_COMMAND:         /* its target is the command */
                 default:
@@ -603,6 +624,8 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
         free(found);
         *w_out = w;
         *n_w = k;
+        *t_out = t;
+        *n_t = kt;
         return SBX_OK;
 }
 

@@ -273,7 +273,8 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         int32_t access = SBX_ACCESS_DENY;
         int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, registered = 0;
         int net_allow = 0, cmd_allow = 0, st = 0, spent = 0, started = 0, warm_locked = 0;
-        size_t n_w = 0;
+        size_t n_w = 0, n_targets = 0;
+        const char **targets = NULL;
         sbx_error own_err;
         sbx_code r;
 
@@ -324,7 +325,8 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 goto out;
         }
         r = sbx__grants_take(ex, o->tokens, o->n_tokens, o->execution_id, command, cwd,
-                             access == SBX_ACCESS_GATED, &w, &n_w, &net_allow, &cmd_allow, err);
+                             access == SBX_ACCESS_GATED, &w, &n_w, &net_allow, &cmd_allow,
+                             &targets, &n_targets, err);
         spent = r == SBX_OK && o->n_tokens > 0;
         if (r == SBX_OK) {
                 /* The plan of this one run (the records' strings are
@@ -332,6 +334,8 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 int e = sbx__plan_widen(s->plan, w, n_w, net_allow, 0,
                                         s->plan->direct ? NULL : ex->dir, &plan);
 
+                if (e == 0 && n_targets > 0)
+                        e = sbx__plan_add_allow(plan, targets, n_targets);
                 if (e < 0)
                         r = sbx__fail(err, SBX_E_NOMEM, -e, "%s: no memory", fn);
                 else if (cmd_allow)
@@ -349,6 +353,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         }
         (void) pthread_mutex_unlock(&s->lock);
         free(w);
+        free(targets);
         if (r != SBX_OK)
                 goto out;
 
@@ -372,7 +377,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         so.timeout_ms = o->timeout_ms;
         /* Without a grant's widening the run's plan is the executor's
          * own: its warm zygote runs it, unless another run has it now. */
-        if (n_w == 0 && !net_allow && !s->plan->direct &&
+        if (n_w == 0 && n_targets == 0 && !net_allow && !s->plan->direct &&
             pthread_mutex_trylock(&ex->warm_lock) == 0) {
                 warm_locked = 1;
                 r = sbx__spawn_warm(&ex->warm, plan, (const char *const *) argv, &so, &child,
