@@ -80,6 +80,119 @@ static int inet(const char *host, const char *port, int type)
         return sock_connect(AF_INET, type, (struct sockaddr *) &sin, sizeof(sin));
 }
 
+/* The egress proxy named by $http_proxy ("http://user:pass@127.0.0.1:PORT"):
+ * a connected socket and "Basic <base64(user:pass)>" in auth (1 KiB), or
+ * -1. */
+static int proxy_dial(char *auth, size_t authsz)
+{
+        static const char b64[] =
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        const char *u = getenv("http_proxy"), *at, *colon;
+        struct sockaddr_in sin;
+        char cred[512];
+        size_t n, i, o = 0;
+        int fd;
+
+        if (u == NULL || strncmp(u, "http://", 7) != 0 || (at = strrchr(u, '@')) == NULL)
+                return -1;
+        n = (size_t) (at - (u + 7));
+        if (n >= sizeof(cred))
+                return -1;
+        memcpy(cred, u + 7, n);
+        cred[n] = '\0';
+        o = (size_t) snprintf(auth, authsz, "Basic ");
+        for (i = 0; i < n && o + 5 < authsz; i += 3) {
+                unsigned v = (unsigned char) cred[i] << 16 |
+                             (i + 1 < n ? (unsigned char) cred[i + 1] << 8 : 0) |
+                             (i + 2 < n ? (unsigned char) cred[i + 2] : 0);
+
+                auth[o++] = b64[v >> 18 & 63];
+                auth[o++] = b64[v >> 12 & 63];
+                auth[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+                auth[o++] = i + 2 < n ? b64[v & 63] : '=';
+        }
+        auth[o] = '\0';
+        colon = strrchr(at, ':');
+        if (colon == NULL)
+                return -1;
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons((uint16_t) atoi(colon + 1));
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0)
+                return -1;
+        return fd;
+}
+
+/* Read what fd sends until EOF (at most size - 1 bytes) into buf. */
+static size_t read_all(int fd, char *buf, size_t size)
+{
+        size_t got = 0;
+        ssize_t n;
+
+        while (got + 1 < size && (n = read(fd, buf + got, size - 1 - got)) > 0)
+                got += (size_t) n;
+        buf[got] = '\0';
+        return got;
+}
+
+/* GET url through the proxy (without the credential when noauth); the
+ * response on stdout.  0 for a 200, 3 for another status, 2 when the
+ * proxy cannot be reached. */
+static int proxy_get(const char *url, int noauth)
+{
+        char auth[1024], req[4096], resp[8192];
+        int fd = proxy_dial(auth, sizeof(auth));
+
+        if (fd < 0)
+                return 2;
+        (void) snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n%s%s%s"
+                        "Connection: close\r\n\r\n", url, noauth ? "" : "Proxy-Authorization: ",
+                        noauth ? "" : auth, noauth ? "" : "\r\n");
+        if (write(fd, req, strlen(req)) != (ssize_t) strlen(req))
+                return 2;
+        (void) read_all(fd, resp, sizeof(resp));
+        (void) close(fd);
+        fputs(resp, stdout);
+        return strncmp(resp, "HTTP/1.1 200", 12) == 0 || strncmp(resp, "HTTP/1.0 200", 12) == 0
+               ? 0 : 3;
+}
+
+/* CONNECT hostport through the proxy, then "ping\n" and one line back on
+ * stdout.  0 when the tunnel answered "pong". */
+static int proxy_connect(const char *hostport)
+{
+        char auth[1024], req[3072], resp[4096];
+        size_t got = 0;
+        ssize_t n;
+        int fd = proxy_dial(auth, sizeof(auth));
+
+        if (fd < 0)
+                return 2;
+        (void) snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n"
+                        "Proxy-Authorization: %s\r\n\r\n", hostport, hostport, auth);
+        if (write(fd, req, strlen(req)) != (ssize_t) strlen(req))
+                return 2;
+        /* the response head, byte by byte up to its empty line */
+        while (got + 1 < sizeof(resp) && (n = read(fd, resp + got, 1)) == 1) {
+                got++;
+                resp[got] = '\0';
+                if (got >= 4 && memcmp(resp + got - 4, "\r\n\r\n", 4) == 0)
+                        break;
+        }
+        resp[got] = '\0';
+        if (strncmp(resp, "HTTP/1.1 200", 12) != 0 && strncmp(resp, "HTTP/1.0 200", 12) != 0) {
+                fputs(resp, stdout);
+                return 3;
+        }
+        if (write(fd, "ping\n", 5) != 5)
+                return 4;
+        (void) read_all(fd, resp, sizeof(resp));
+        fputs(resp, stdout);
+        return strncmp(resp, "pong", 4) == 0 ? 0 : 5;
+}
+
 /* A private loopback: bind a TCP listener on `host` (127.0.0.1 or ::1),
  * port `port` (0 = any), connect to it, exchange a byte both ways; then a
  * UDP datagram to a socket bound the same way.  0 if all of it worked. */
@@ -685,6 +798,14 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "udp") == 0) {
                 NEED(2);
                 return inet(a, b, SOCK_DGRAM);
+        }
+        if (strcmp(cmd, "proxy-get") == 0) {
+                NEED(1);
+                return proxy_get(a, b != NULL && strcmp(b, "noauth") == 0);
+        }
+        if (strcmp(cmd, "proxy-connect") == 0) {
+                NEED(1);
+                return proxy_connect(a);
         }
         if (strcmp(cmd, "loopback-echo") == 0) {
                 NEED(2);
