@@ -704,9 +704,9 @@ SBX_API sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, 
  * the wrong type or out of range, a relative path and a malformed host are
  * errors whose message names the file, the line and the key, as
  * "<file>:<line>: <key>: <problem>" (docs/policy-file.md lists them).
- * network.allow_hosts is checked and kept, but nothing enforces it yet:
- * the network stays as network.access says.  An immutable, validated
- * document; thread-safe to share.
+ * network.allow_hosts becomes the profile's allow_hosts (the network
+ * allowlist, reached through the egress proxy: docs/network.md).  An
+ * immutable, validated document; thread-safe to share.
  */
 typedef struct sbx_policy_file sbx_policy_file;
 
@@ -748,7 +748,7 @@ typedef struct sbx_policy_settings {
         size_t   n_env_pass;
         const char *const *env_set;     /* "NAME=VALUE" */
         size_t   n_env_set;
-        const char *const *allow_hosts; /* HOST[:PORT], lower case; not enforced yet */
+        const char *const *allow_hosts; /* allowlist entries, canonical (docs/network.md) */
         size_t   n_allow_hosts;
 } sbx_policy_settings;
 #define SBX_POLICY_SETTINGS_VERSION 1u
