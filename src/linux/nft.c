@@ -544,6 +544,21 @@ void sbx__nft_msgs_free(struct sbx__nft_msgs *m)
 
 /* ------------------------------------------------------------- child */
 
+/* NLMSG_OK / NLMSG_NEXT with an unsigned length (the macros compare
+ * signed with unsigned).  Async-signal-safe. */
+static int msg_ok(const struct nlmsghdr *h, size_t rem)
+{
+        return rem >= sizeof(*h) && h->nlmsg_len >= sizeof(*h) && h->nlmsg_len <= rem;
+}
+
+static const struct nlmsghdr *msg_next(const struct nlmsghdr *h, size_t *rem)
+{
+        size_t step = NLMSG_ALIGN(h->nlmsg_len);
+
+        *rem = step < *rem ? *rem - step : 0;
+        return (const struct nlmsghdr *) ((const char *) h + step);
+}
+
 /* Send b on a new socket of protocol proto and read every ACK: 0, the
  * first refusing ACK's error (*failed = its message), -ETIMEDOUT, or a
  * socket call's -errno.  Async-signal-safe. */
@@ -556,7 +571,8 @@ static int talk(const struct sbx__nft_msgs *m, int proto, const struct sbx__nft_
         uint32_t want, got = 0;
         socklen_t fl;
         ssize_t n;
-        int fd, one = 1, r = 0, rem;
+        size_t rem;
+        int fd, one = 1, r = 0;
         const struct nlmsghdr *h;
         const struct nlmsgerr *ne;
 
@@ -600,8 +616,8 @@ static int talk(const struct sbx__nft_msgs *m, int proto, const struct sbx__nft_
                         r = -EMSGSIZE;
                         break;
                 }
-                rem = (int) n;
-                for (h = &rb.h; r == 0 && NLMSG_OK(h, rem); h = NLMSG_NEXT(h, rem)) {
+                rem = (size_t) n;
+                for (h = &rb.h; r == 0 && msg_ok(h, rem); h = msg_next(h, &rem)) {
                         if (h->nlmsg_type != NLMSG_ERROR)
                                 continue;
                         if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ne))) {

@@ -115,12 +115,26 @@ struct shape {
         uint32_t seq_min, seq_max;
 };
 
+/* NLMSG_OK / NLMSG_NEXT for an unsigned length. */
+static int msg_ok(const struct nlmsghdr *h, size_t rem)
+{
+        return rem >= sizeof(*h) && h->nlmsg_len >= sizeof(*h) && h->nlmsg_len <= rem;
+}
+
+static const struct nlmsghdr *msg_next(const struct nlmsghdr *h, size_t *rem)
+{
+        size_t step = NLMSG_ALIGN(h->nlmsg_len);
+
+        *rem = step < *rem ? *rem - step : 0;
+        return (const struct nlmsghdr *) ((const char *) h + step);
+}
+
 static void walk(const struct sbx__nft_buf *b, struct shape *s)
 {
         const struct nlmsghdr *h = b->data;
-        int rem = (int) b->len;
+        size_t rem = b->len;
 
-        for (; NLMSG_OK(h, rem); h = NLMSG_NEXT(h, rem)) {
+        for (; msg_ok(h, rem); h = msg_next(h, &rem)) {
                 uint16_t t = h->nlmsg_type;
 
                 s->n++;
@@ -313,7 +327,9 @@ static int table_exists(uint8_t family)
         struct sockaddr_nl k = { .nl_family = AF_NETLINK };
         const struct nlmsghdr *h;
         int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER), r = -EPROTO;
-        int rem, found = 0;
+        int found = 0;
+        size_t rem;
+        ssize_t n;
 
         if (fd < 0)
                 return -errno;
@@ -329,8 +345,8 @@ static int table_exists(uint8_t family)
         memcpy(rq.name, "sbx", 4);
         if (sendto(fd, &rq, sizeof(rq), 0, (struct sockaddr *) &k, sizeof(k)) < 0)
                 r = -errno;
-        while (r == -EPROTO && ready(fd, WAIT_MS, 0) && (rem = (int) recv(fd, &rb, sizeof(rb), 0)) > 0)
-                for (h = &rb.h; NLMSG_OK(h, rem); h = NLMSG_NEXT(h, rem)) {
+        while (r == -EPROTO && ready(fd, WAIT_MS, 0) && (n = recv(fd, &rb, sizeof(rb), 0)) > 0)
+                for (h = &rb.h, rem = (size_t) n; msg_ok(h, rem); h = msg_next(h, &rem)) {
                         if (h->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWTABLE))
                                 found = 1;
                         else if (h->nlmsg_type == NLMSG_ERROR) {
