@@ -17,6 +17,45 @@
 
 #include "backend/backend.h"
 #include "exec/exec.h"
+
+#if defined(_WIN32)
+/* No src/net/ on Windows (POSIX sockets and threads): a proxied plan (an
+ * allowlist) cannot run there, and says so before anything is spawned. */
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
+                               sbx_error *err)
+{
+        (void) plan;
+        (void) token;
+        *out = NULL;
+        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: a network allowlist needs the "
+                         "egress proxy, which is not built for Windows");
+}
+
+sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
+                              sbx_error *err)
+{
+        (void) child;
+        (void) plan;
+        (void) token;
+        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: no egress proxy on Windows");
+}
+
+void sbx__netproxy_release(sbx_child *child)
+{
+        (void) child;
+}
+
+size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,
+                            uint64_t *dropped)
+{
+        (void) child;
+        (void) out;
+        (void) max;
+        if (dropped != NULL)
+                *dropped = 0;
+        return 0;
+}
+#else
 #include "net/net.h"
 
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
@@ -133,3 +172,4 @@ size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t
         return child->proxy != NULL ? sbx__proxy_exec_events(child->proxy, out, max, dropped)
                                     : 0;
 }
+#endif /* _WIN32 */
