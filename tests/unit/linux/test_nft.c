@@ -628,7 +628,7 @@ static void udp_checks(void)
         to = sa("192.0.2.1", 123, &tl);
         CHECK(sendto(u, "x", 1, 0, (struct sockaddr *) &to, tl) < 0 && errno == EPERM,
               "UDP to 192.0.2.1:123 (our own address) was not refused with EPERM");
-        /* ICMP (a raw socket: the namespace's root has CAP_NET_RAW there). */
+        /* ICMP (a raw socket: we hold CAP_NET_RAW in the namespace's owner). */
         raw = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
         CHECK(raw >= 0, "raw ICMP socket");
         memset(&echo, 0, sizeof(echo));
@@ -668,7 +668,10 @@ static void ns_child(const struct sbx__nft_msgs *m, int want_inet)
                 child_say("user namespaces unavailable: unshare: %s", strerror(errno));
                 _exit(EXIT_SKIP);
         }
-        snprintf(map, sizeof(map), "0 %u 1\n", (unsigned) uid);
+        /* The ladder's maps (src/linux/ladder.c): the same ids inside, so
+         * a non-root caller is not root there; the capabilities the new
+         * user namespace gives its creator last until execve. */
+        snprintf(map, sizeof(map), "%u %u 1\n", (unsigned) uid, (unsigned) uid);
         if ((r = put_file("/proc/self/setgroups", "deny")) < 0 && r != -ENOENT) {
                 child_say("writing setgroups: %s", strerror(-r));
                 _exit(1);
@@ -677,7 +680,7 @@ static void ns_child(const struct sbx__nft_msgs *m, int want_inet)
                 child_say("writing uid_map: %s", strerror(-r));
                 _exit(1);
         }
-        snprintf(map, sizeof(map), "0 %u 1\n", (unsigned) gid);
+        snprintf(map, sizeof(map), "%u %u 1\n", (unsigned) gid, (unsigned) gid);
         if ((r = put_file("/proc/self/gid_map", map)) < 0) {
                 child_say("writing gid_map: %s", strerror(-r));
                 _exit(1);
