@@ -158,6 +158,17 @@ static int kill_children(void)
         return n;
 }
 
+/* Markers unique to this process: the suite runs once per backend, and
+ * CTest may run both at once. */
+static char mk[4][32];
+
+static const char *marker(int i)
+{
+        if (mk[i][0] == '\0')
+                (void) snprintf(mk[i], sizeof(mk[i]), "1000.%d%d", (int) getpid(), i);
+        return mk[i];
+}
+
 /* ------------------------------------------------------------ the cases */
 
 static void test_warm__leftovers_die_with_the_run(void **state)
@@ -180,16 +191,19 @@ static void test_warm__leftovers_die_with_the_run(void **state)
                 a = get(s, "a");
                 for (i = 0; i < 3; i++) {
                         /* detached: a new session, no pipe held, reparented */
-                        CHECK(f, run_ok(f, a, "setsid sleep 1000.123 </dev/null >/dev/null 2>&1 & "
-                                        "sleep 1000.124 </dev/null >/dev/null 2>&1 & echo ok",
-                                        "ok\n"), "run %d", i);
-                        CHECK(f, count_sleep("1000.123") == 0 && count_sleep("1000.124") == 0,
+                        char cmd[256];
+
+                        (void) snprintf(cmd, sizeof(cmd), "setsid sleep %s </dev/null >/dev/null "
+                                        "2>&1 & sleep %s </dev/null >/dev/null 2>&1 & echo ok",
+                                        marker(0), marker(1));
+                        CHECK(f, run_ok(f, a, cmd, "ok\n"), "run %d", i);
+                        CHECK(f, count_sleep(marker(0)) == 0 && count_sleep(marker(1)) == 0,
                               "run %d: what it left behind still runs (%d, %d)", i,
-                              count_sleep("1000.123"), count_sleep("1000.124"));
+                              count_sleep(marker(0)), count_sleep(marker(1)));
                 }
                 sbx_executor_set_free(s);
                 sbx_profile_free(p);
-                CHECK(f, sleep_gone("1000.123", 5000), "left behind after close");
+                CHECK(f, sleep_gone(marker(0), 5000), "left behind after close");
         }
         fx_done(f);
 }
@@ -242,26 +256,30 @@ static void test_warm__host_death_ends_the_tree(void **state)
                         continue;
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
                 p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                (void) marker(2);       /* the parent's pid, before the fork */
+                (void) marker(3);
                 host = fork();
                 assert_true(host >= 0);
                 if (host == 0) {
                         sbx_executor_set *s = new_set(f, p, BACKENDS[b]);
                         sbx_executor *a = get(s, "a");
+                        char cmd[256];
 
+                        (void) snprintf(cmd, sizeof(cmd), "setsid sleep %s </dev/null >/dev/null "
+                                        "2>&1 & sleep %s", marker(2), marker(3));
                         (void) run_ok(f, a, "true", NULL);      /* the zygote is warm */
-                        (void) run_ok(f, a, "setsid sleep 1000.456 </dev/null >/dev/null 2>&1 & "
-                                      "sleep 1000.457", NULL);
+                        (void) run_ok(f, a, cmd, NULL);
                         _exit(0);
                 }
                 fx_track_pid(f, host);
                 t0 = now_ms();
-                while ((count_sleep("1000.456") == 0 || count_sleep("1000.457") == 0) &&
+                while ((count_sleep(marker(2)) == 0 || count_sleep(marker(3)) == 0) &&
                        now_ms() - t0 < WAIT_MS)
                         (void) usleep(20 * 1000);
-                CHECK(f, count_sleep("1000.457") == 1, "the command never started");
+                CHECK(f, count_sleep(marker(3)) == 1, "the command never started");
                 assert_int_equal(kill(host, SIGKILL), 0);
                 assert_int_equal(waitpid(host, &st, 0), host);
-                CHECK(f, sleep_gone("1000.456", 5000) && sleep_gone("1000.457", 5000),
+                CHECK(f, sleep_gone(marker(2), 5000) && sleep_gone(marker(3), 5000),
                       "the dead host's command tree still runs");
                 /* Every process of it ends (reaped here: we are the
                  * subreaper); none may be left after 5 s. */
