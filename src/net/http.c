@@ -124,8 +124,77 @@ static sbx_code parse_target(const char *buf, struct sbx__http_span t,
         return sbx__net_authority_parse("URL", s + a, i - a, 80, &req->target, err);
 }
 
-sbx_code sbx__http_parse(const char *buf, size_t len, struct sbx__http_request *req,
-                         sbx_error *err)
+/* Transparent mode's request target: origin-form, "*" or an absolute
+ * http:// URL (its host in req->target, target_ok set); never CONNECT. */
+static sbx_code origin_target(const char *buf, struct sbx__http_span t, uint16_t port,
+                              struct sbx__http_request *req, sbx_error *err)
+{
+        const char *s = buf + t.off;
+        size_t i;
+        sbx_code r;
+
+        if (req->is_connect)
+                return sbx__fail(err, SBX_E_INVALID, 0, "CONNECT sent to an origin (a "
+                                 "transparent connection is not a proxy)");
+        if (memchr(s, '#', t.len) != NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "a request target with a fragment");
+        if (t.len > 0 && s[0] == '/') {
+                req->path = t;
+                return SBX_OK;
+        }
+        if (t.len == 1 && s[0] == '*')
+                return SBX_OK;
+        if (t.len < 7 || !span_is(buf, span(t.off, 7), "http://"))
+                return sbx__fail(err, SBX_E_INVALID, 0, "the request target is neither a path "
+                                 "nor an absolute http:// URL");
+        for (i = 7; i < t.len && s[i] != '/' && s[i] != '?'; i++)
+                if (s[i] == '@')
+                        return sbx__fail(err, SBX_E_INVALID, 0, "a URL with user information "
+                                         "(user@host) is refused");
+        req->path = span(t.off + i, t.len - i);
+        r = sbx__net_authority_parse("URL", s + 7, i - 7, 80, &req->target, err);
+        if (r != SBX_OK)
+                return r;
+        req->target.port = port;
+        req->target_ok = 1;
+        return SBX_OK;
+}
+
+/* Transparent mode's host: the one Host header (the absolute URL's host,
+ * when there is one, must be the same). */
+static sbx_code origin_host(const char *buf, uint16_t port, struct sbx__http_request *req,
+                            sbx_error *err)
+{
+        const struct sbx__http_header *host = NULL;
+        struct sbx__net_target t;
+        size_t i;
+        sbx_code r;
+
+        for (i = 0; i < req->nheaders; i++) {
+                if (!span_is(buf, req->headers[i].name, "host"))
+                        continue;
+                if (host != NULL)
+                        return sbx__fail(err, SBX_E_INVALID, 0, "two Host headers");
+                host = &req->headers[i];
+        }
+        if (host == NULL)
+                return SBX_OK;                  /* the URL's host, or none */
+        r = sbx__net_authority_parse("Host header", buf + host->value.off, host->value.len,
+                                     port, &t, err);
+        if (r != SBX_OK)
+                return r;
+        t.port = port;
+        if (req->target_ok && strcmp(t.host.text, req->target.host.text) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "the Host header names %s, the URL %s",
+                                 t.host.text, req->target.host.text);
+        req->target = t;
+        req->target_ok = 1;
+        return SBX_OK;
+}
+
+/* The head, as a proxy request (origin 0) or as one sent to an origin. */
+static sbx_code parse_head(const char *buf, size_t len, int origin, uint16_t port,
+                           struct sbx__http_request *req, sbx_error *err)
 {
         struct sbx__http_span line, method, target;
         size_t pos = 0, i, sp1, sp2;
@@ -155,10 +224,12 @@ sbx_code sbx__http_parse(const char *buf, size_t len, struct sbx__http_request *
         req->method = method;
         req->minor = buf[line.off + line.len - 1] - '0';
         req->is_connect = sp1 == 7 && memcmp(buf + line.off, "CONNECT", 7) == 0;
-        r = parse_target(buf, target, req, err);
+        r = origin ? origin_target(buf, target, port, req, err)
+                   : parse_target(buf, target, req, err);
         if (r != SBX_OK)
                 return r;
-        req->target_ok = 1;             /* also kept on the failures below */
+        if (!origin)
+                req->target_ok = 1;     /* also kept on the failures below */
 
         for (;;) {
                 struct sbx__http_header *h;
@@ -214,7 +285,21 @@ sbx_code sbx__http_parse(const char *buf, size_t len, struct sbx__http_request *
         if (has_cl && has_te)
                 return sbx__fail(err, SBX_E_INVALID, 0, "both Content-Length and "
                                  "Transfer-Encoding");
-        return SBX_OK;
+        return origin ? origin_host(buf, port, req, err) : SBX_OK;
+}
+
+sbx_code sbx__http_parse(const char *buf, size_t len, struct sbx__http_request *req,
+                         sbx_error *err)
+{
+        return parse_head(buf, len, 0, 0, req, err);
+}
+
+sbx_code sbx__http_parse_origin(const char *buf, size_t len, uint16_t port,
+                                struct sbx__http_request *req, sbx_error *err)
+{
+        if (port == 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "port 0");
+        return parse_head(buf, len, 1, port, req, err);
 }
 
 int sbx__http_auth_ok(const char *buf, const struct sbx__http_request *req, const char *user,

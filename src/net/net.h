@@ -2,8 +2,10 @@
  * net.h - the net layer's internals (not installed): the allowlist grammar
  * of policy/netrule.h (address literals, classes, hosts, targets, rules:
  * src/policy/netaddr.c, nettarget.c, shared with the profile layer), the
- * route fingerprint (route.c), the HTTP request head
- * (http.c), and the egress proxy engine (proxy.c, relay.c, resolve.c).
+ * route fingerprint (route.c), the HTTP request head (http.c), the TLS
+ * ClientHello's server name (sni.c), DNS queries and answers (dns.c), and
+ * the egress proxy engine (proxy.c, conn.c, relay.c, resolve.c; its
+ * transparent mode: transparent.c).
  * docs/network.md describes all of it.
  *
  * The pure parts (everything above the engine) make no OS calls and are
@@ -99,6 +101,91 @@ size_t sbx__http_response(int status, const char *body, char *out, size_t outsz)
  * not fit. */
 size_t sbx__http_basic(const char *user, const char *password, char *out, size_t outsz);
 
+/* Transparent mode (docs/network.md, "Transparent mode"): an HTTP/1
+ * request sent straight to an origin.  The same strict head as
+ * sbx__http_parse, but the target is origin-form ("/path"), "*", or an
+ * absolute http:// URL, never CONNECT; the host comes from the one Host
+ * header (and an absolute URL's host must be the same), the port is
+ * always `port` (the connection's original destination port).  No Host
+ * header: SBX_OK with target_ok 0.  SBX_E_INVALID (say 400) otherwise. */
+sbx_code sbx__http_parse_origin(const char *buf, size_t len, uint16_t port,
+                                struct sbx__http_request *req, sbx_error *err);
+
+/* ------------------------------------------------------ TLS ClientHello */
+
+#define SBX__TLS_SNI_MAX 255
+
+enum {
+        SBX__TLS_BAD  = -1,     /* malformed (why says how) */
+        SBX__TLS_OK   = 0,      /* a complete ClientHello */
+        SBX__TLS_MORE = 1,      /* a prefix of one: read more */
+        SBX__TLS_NOT  = 2       /* not a TLS handshake record */
+};
+
+struct sbx__tls_hello {
+        size_t      hello_end;          /* bytes of the records the ClientHello used */
+        uint16_t    record_version;     /* of the first record */
+        uint16_t    version;            /* legacy_version */
+        int         has_sni;
+        int         has_ech;            /* an encrypted_client_hello extension */
+        size_t      sni_len;
+        char        sni[SBX__TLS_SNI_MAX + 1];  /* host_name as sent, NUL-terminated */
+        const char *why;                /* SBX__TLS_BAD: static text */
+};
+
+/* Parse the ClientHello at the start of buf[0..len) (src/net/sni.c).  The
+ * handshake message is gathered into scratch (scratch_max bytes: the
+ * largest ClientHello accepted, header included).  Returns SBX__TLS_*. */
+int sbx__tls_client_hello(const uint8_t *buf, size_t len, uint8_t *scratch, size_t scratch_max,
+                          struct sbx__tls_hello *out);
+
+/* ------------------------------------------------------------------ DNS */
+
+#define SBX__DNS_NAME_WIRE   255        /* a name on the wire, root label included */
+#define SBX__DNS_ANSWERS_MAX 8          /* answers in one response (< 512 bytes) */
+#define SBX__DNS_TTL         5          /* seconds */
+#define SBX__DNS_A           1
+#define SBX__DNS_AAAA        28
+#define SBX__DNS_IN          1
+
+/* RCODEs. */
+enum {
+        SBX__DNS_NOERROR  = 0,
+        SBX__DNS_FORMERR  = 1,
+        SBX__DNS_SERVFAIL = 2,
+        SBX__DNS_NXDOMAIN = 3,
+        SBX__DNS_NOTIMP   = 4,
+        SBX__DNS_REFUSED  = 5
+};
+
+struct sbx__dns_query {
+        uint16_t id, flags;
+        int      has_question;
+        uint16_t qtype, qclass;
+        size_t   wire_len;                      /* of wire, root label included */
+        uint8_t  wire[SBX__DNS_NAME_WIRE];      /* the name as sent (case kept) */
+        int      name_ok;                       /* every label is letters, digits, '-' */
+        char     name[SBX__NET_NAME_MAX + 1];   /* name_ok: the labels joined by '.' */
+};
+
+/* Parse one query datagram.  -1: no answer at all (shorter than a header,
+ * or a response); else the RCODE to answer with (NOERROR: a question to
+ * decide on, q->has_question set). */
+int sbx__dns_parse_query(const uint8_t *buf, size_t len, struct sbx__dns_query *q);
+/* The response to q: the header (id, opcode and RD echoed, QR and RA set),
+ * the question when q has one, then up to SBX__DNS_ANSWERS_MAX A/AAAA
+ * records of addrs (each of its own family) with ttl.  The length, or 0
+ * when outsz cannot hold the header and question. */
+size_t sbx__dns_response(const struct sbx__dns_query *q, int rcode,
+                         const struct sbx__net_addr *addrs, size_t n, uint32_t ttl,
+                         uint8_t *out, size_t outsz);
+/* Does some name or wildcard rule admit the name h, on any port? */
+int sbx__dns_name_admitted(const struct sbx__net_rules *rs, const struct sbx__net_host *h);
+/* Would a connection to h on some port the rules admit it on be dialled
+ * at a (sbx__net_rules_address_ok for that port)?  1 or 0. */
+int sbx__dns_address_ok(const struct sbx__net_rules *rs, const struct sbx__net_host *h,
+                        const struct sbx__net_addr *a);
+
 /* ------------------------------------------------------------ the engine */
 
 #define SBX__PROXY_USER  "sbx"          /* the fixed Proxy-Authorization user */
@@ -112,6 +199,13 @@ typedef int (*sbx__net_resolve_fn)(const char *host, struct sbx__net_addr *out, 
  * duplicates dropped, userdata unused. */
 int sbx__net_getaddrinfo(const char *host, struct sbx__net_addr *out, size_t max, size_t *n,
                          void *userdata);
+
+/* The original destination of an accepted, redirected connection fd into
+ * *addr and *port: 0 or -errno.  The default is getsockopt SO_ORIGINAL_DST
+ * (IPv4) / IP6T_SO_ORIGINAL_DST (IPv6). */
+typedef int (*sbx__net_origdst_fn)(int fd, struct sbx__net_addr *addr, uint16_t *port,
+                                   void *userdata);
+int sbx__net_original_dst(int fd, struct sbx__net_addr *addr, uint16_t *port, void *userdata);
 
 /* Engine limits; zero fields take the defaults in brackets. */
 struct sbx__proxy_limits {
@@ -129,6 +223,11 @@ struct sbx__proxy_limits {
                                          * them; the copy measured faster) [0] */
         sbx__net_resolve_fn resolve;    /* NULL: getaddrinfo */
         void    *resolve_userdata;
+        /* Transparent mode: */
+        uint32_t peek_timeout_ms;       /* the first bytes must arrive within, or the
+                                         * target is the original address [1000] */
+        sbx__net_origdst_fn origdst;    /* NULL: SO_ORIGINAL_DST (tests set it) */
+        void    *origdst_userdata;
 };
 
 /* Why a request was refused or failed (an event's reason). */
@@ -142,7 +241,17 @@ enum sbx__net_reason {
         SBX__NET_R_UPSTREAM    = 7,     /* 502: the upstream proxy failed or refused */
         SBX__NET_R_LIMIT       = 8,     /* 503: too many connections */
         SBX__NET_R_TIMEOUT     = 9,     /* 408: the request head did not arrive in time */
-        SBX__NET_R_UNSUPPORTED = 10     /* 400: https:// and other absolute URIs */
+        SBX__NET_R_UNSUPPORTED = 10,    /* 400: https:// and other absolute URIs */
+        SBX__NET_R_DNS         = 11,    /* DNS: no rule admits the name (NXDOMAIN) */
+        SBX__NET_R_ORIGINAL    = 12     /* transparent: no original destination, or
+                                         * the client dialled the listener itself */
+};
+
+/* Where a refusal happened (an event's via). */
+enum sbx__net_via {
+        SBX__NET_VIA_PROXY       = 0,   /* the proxy listener (HTTP proxy, CONNECT) */
+        SBX__NET_VIA_TRANSPARENT = 1,   /* a redirected TCP connection */
+        SBX__NET_VIA_DNS         = 2    /* the DNS answerer */
 };
 const char *sbx__net_reason_name(int reason);
 
@@ -150,7 +259,9 @@ const char *sbx__net_reason_name(int reason);
 struct sbx__net_event {
         int64_t  time_ms;               /* CLOCK_REALTIME, ms */
         int32_t  reason;                /* enum sbx__net_reason */
-        int32_t  status;                /* the HTTP status sent */
+        int32_t  status;                /* the HTTP status sent (0: none; DNS: the
+                                         * RCODE) */
+        int32_t  via;                   /* enum sbx__net_via */
         int32_t  addr_class;            /* SBX__NET_R_ADDRESS: the refused class */
         uint16_t port;                  /* 0 when the request had no target */
         char     host[SBX__NET_NAME_MAX + 1];   /* normalised; "" when none */
@@ -203,6 +314,21 @@ size_t sbx__proxy_exec_events(struct sbx__proxy_exec *x, struct sbx__net_event *
                               size_t max, uint64_t *dropped);
 /* Open client connections of the execution now. */
 uint32_t sbx__proxy_exec_active(struct sbx__proxy_exec *x);
+/*
+ * Transparent mode: x also serves tcp_listen_fd, a listening stream socket
+ * to which the command's namespace redirects its outbound TCP, and
+ * dns_fd, a UDP socket to which it redirects DNS (either may be -1, not
+ * both; each duplicated, CLOEXEC, and the shared file description set
+ * non-blocking; both end with the execution).  Call it again for a second
+ * pair (IPv4 and IPv6): up to SBX__PROXY_TRANSPARENT_MAX of each.  Same
+ * rules, events and release as the proxy listener; no credential.
+ * SBX_E_INVALID (not a listening TCP / a UDP socket), SBX_E_RANGE (too
+ * many), SBX_E_UNSUPPORTED (x has an upstream proxy), SBX_E_CLOSED
+ * (released or stopping), SBX_E_INTERNAL.  Thread-safe.
+ */
+#define SBX__PROXY_TRANSPARENT_MAX 4
+sbx_code sbx__proxy_exec_transparent(struct sbx__proxy_exec *x, int tcp_listen_fd, int dns_fd,
+                                     sbx_error *err);
 /* Stop listening, cut every request and tunnel of this execution (others
  * go on), wait for its threads to let go, free.  NULL-safe. */
 void sbx__proxy_exec_release(struct sbx__proxy_exec *x);

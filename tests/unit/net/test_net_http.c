@@ -211,6 +211,60 @@ static void test_net_http__responses(void **state)
         assert_true(n > 0 && memcmp(out + n - 4, "\r\n\r\n", 4) == 0);
 }
 
+static sbx_code parse_origin(const char *head, uint16_t port, sbx_error *err)
+{
+        return sbx__http_parse_origin(head, strlen(head), port, &req, err);
+}
+
+/* Transparent mode: a request sent to an origin, the host from Host. */
+static void test_net_http__origin_requests(void **state)
+{
+        (void) state;
+        assert_int_equal(parse_origin("GET /a?b HTTP/1.1\r\nHost: Example.COM:8080\r\n"
+                                      "Accept: */*\r\n\r\n", 443, NULL), SBX_OK);
+        assert_true(req.target_ok);
+        assert_string_equal(req.target.host.text, "example.com");
+        assert_int_equal(req.target.port, 443);         /* the original port, always */
+        assert_int_equal(req.path.len, 4);
+        assert_int_equal(parse_origin("OPTIONS * HTTP/1.1\r\nHost: [::1]\r\n\r\n", 80,
+                                      NULL), SBX_OK);
+        assert_true(req.target.host.is_addr);
+        /* No Host (HTTP/1.0): no target here; the original address is. */
+        assert_int_equal(parse_origin("GET / HTTP/1.0\r\n\r\n", 80, NULL), SBX_OK);
+        assert_false(req.target_ok);
+        /* An absolute URL must name the Host's host. */
+        assert_int_equal(parse_origin("GET http://a.example/x HTTP/1.1\r\nHost: A.example\r\n"
+                                      "\r\n", 80, NULL), SBX_OK);
+        assert_string_equal(req.target.host.text, "a.example");
+        assert_int_equal(parse_origin("GET http://a.example/x HTTP/1.1\r\n\r\n", 8080, NULL),
+                         SBX_OK);
+        assert_int_equal(req.target.port, 8080);
+        assert_sbx_fails(parse_origin("GET http://a.example/ HTTP/1.1\r\nHost: b.example\r\n"
+                                      "\r\n", 80, err), SBX_E_INVALID, "Host header names");
+        assert_sbx_fails(parse_origin("GET / HTTP/1.1\r\nHost: a.example\r\nHost: b.example"
+                                      "\r\n\r\n", 80, err), SBX_E_INVALID, "two Host");
+        assert_sbx_fails(parse_origin("CONNECT a.example:443 HTTP/1.1\r\nHost: a.example\r\n"
+                                      "\r\n", 443, err), SBX_E_INVALID, "CONNECT");
+        assert_sbx_fails(parse_origin("GET https://a.example/ HTTP/1.1\r\n\r\n", 443, err),
+                         SBX_E_INVALID, "neither a path");
+        assert_sbx_fails(parse_origin("GET http://u@a.example/ HTTP/1.1\r\n\r\n", 80, err),
+                         SBX_E_INVALID, "user information");
+        assert_sbx_fails(parse_origin("GET / HTTP/1.1\r\nHost: a_b.example\r\n\r\n", 80,
+                                      err), SBX_E_INVALID, "Host header");
+        assert_sbx_fails(parse_origin("GET / HTTP/1.1\r\nHost: 127.1\r\n\r\n", 80, err),
+                         SBX_E_INVALID, "Host header");
+        assert_sbx_fails(parse_origin("GET /#f HTTP/1.1\r\nHost: a\r\n\r\n", 80, err),
+                         SBX_E_INVALID, "fragment");
+        assert_sbx_fails(parse_origin("GET / HTTP/1.1\r\nHost: a\r\n\r\n", 0, err),
+                         SBX_E_INVALID, "port 0");
+        /* The strict head rules hold here too. */
+        assert_sbx_fails(parse_origin("GET / HTTP/1.1\r\nHost: a\r\n b\r\n\r\n", 80, err),
+                         SBX_E_INVALID, "folded");
+        assert_sbx_fails(parse_origin("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+                                      "Transfer-Encoding: chunked\r\n\r\n", 80, err),
+                         SBX_E_INVALID, "Content-Length");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -220,6 +274,7 @@ int main(void)
                 cmocka_unit_test(test_net_http__malformed),
                 cmocka_unit_test(test_net_http__auth),
                 cmocka_unit_test(test_net_http__responses),
+                cmocka_unit_test(test_net_http__origin_requests),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
