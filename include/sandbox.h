@@ -873,6 +873,17 @@ typedef struct sbx_guarantee_report {
  * bindgen) that cannot expand macros; NULL is ignored.  Since: 0.1. */
 SBX_API void sbx_guarantee_report_init(sbx_guarantee_report *report);
 
+/* How a spawn with a network allowlist reaches its targets (docs/network.md):
+ * NONE without an allowlist; PROXY_ONLY: through the egress proxy its proxy
+ * variables name (a tool that ignores them reaches nothing); TRANSPARENT:
+ * every other outbound TCP connection and DNS query is redirected to the
+ * same checks too (rung 1's nftables rules).  Since: 0.2. */
+typedef enum sbx_egress {
+        SBX_EGRESS_NONE        = 0,
+        SBX_EGRESS_PROXY_ONLY  = 1,
+        SBX_EGRESS_TRANSPARENT = 2
+} sbx_egress;
+
 /* ------------------------------------------------------------- compile */
 
 /*
@@ -1081,6 +1092,33 @@ SBX_API sbx_code sbx_child_try_wait(sbx_child *child, int *done_out, int *wstatu
 SBX_API sbx_code sbx_child_kill(sbx_child *child, int sig, sbx_error *err);
 /* 1 if the spawn's timeout ended the child. */
 SBX_API int sbx_child_timed_out(const sbx_child *child);
+/* How this spawn reaches its network allowlist: SBX_EGRESS_* (NONE for
+ * NULL and for a spawn without an allowlist).  Since: 0.2. */
+SBX_API int32_t sbx_child_egress(const sbx_child *child);
+/* One request the egress proxy refused for a spawn (docs/network.md,
+ * "Refusals").  reason: sbx_net_reason_name names it ("not-allowed",
+ * "address-class", "auth", "resolve", "dial", ...); status: the HTTP status sent
+ * (0 where none could be, a transparent TLS connection); host: the
+ * normalised target ("" when the request named none); port: 0 when none;
+ * addr: the refused address for reason "address-class", else "". */
+typedef struct sbx_net_refusal {
+        int64_t  time_ms;               /* Unix ms */
+        int32_t  reason;
+        int32_t  status;
+        int32_t  port;
+        char     host[256];
+        char     addr[48];
+} sbx_net_refusal;
+/* The spawn's refusals, oldest first: up to max into out, *n_out how many
+ * (out may be NULL with max 0 to count), *dropped (may be NULL) those not
+ * kept (at most 64 are kept per spawn).  Valid during and after the run.
+ * Errors: SBX_E_INVALID.  Since: 0.2. */
+SBX_API sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out,
+                                        size_t max, size_t *n_out, uint64_t *dropped,
+                                        sbx_error *err);
+/* "not-allowed", "address-class", "auth", ...; "unknown" for other values.
+ * Since: 0.2. */
+SBX_API const char *sbx_net_reason_name(int32_t reason);
 /* What this spawn enforced (required, achieved, enforcement). */
 SBX_API sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out,
                                   sbx_error *err);

@@ -122,7 +122,15 @@ struct sbx_child {
          * (src/net/) and closes it; -1 = none.  The serving execution
          * (struct sbx__proxy_exec *), released with the child. */
         int      net_fd;
+        int      net_tfd, net_dfd;      /* transparent mode: its TCP listener and DNS
+                                         * socket there; -1 = none */
+        int32_t  egress;                /* sbx_egress the spawn achieved */
         void    *proxy;
+        /* The proxy's refusals, kept when its execution was released
+         * (sbx_net_refusal[n_refusals], malloc'd; netproxy.c). */
+        void    *refusals;
+        size_t   n_refusals;
+        uint64_t refusals_dropped;
 };
 
 /* Allocate a zeroed child (pid -1, pidfd -1); NULL on ENOMEM. */

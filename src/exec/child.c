@@ -26,7 +26,7 @@ sbx_child *sbx__child_new(int32_t backend)
                 return NULL;
         c->pid = -1;
         c->pidfd = -1;
-        c->net_fd = -1;
+        c->net_fd = c->net_tfd = c->net_dfd = -1;
         c->backend = backend;
         return c;
 }
@@ -172,6 +172,12 @@ int sbx_child_timed_out(const sbx_child *child)
         return child != NULL && child->timed_out;
 }
 
+int32_t sbx_child_egress(const sbx_child *child)
+{
+        return child != NULL && child->net_fd == -1 && child->proxy != NULL ? child->egress
+                                                                           : SBX_EGRESS_NONE;
+}
+
 sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out, sbx_error *err)
 {
         if (child == NULL || out == NULL)
@@ -258,5 +264,6 @@ void sbx_child_free(sbx_child *child)
         sbx__netproxy_release(child);
         if (child->be != NULL)
                 child->be->release(child);
+        free(child->refusals);
         free(child);
 }

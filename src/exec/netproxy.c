@@ -55,6 +55,12 @@ size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t
                 *dropped = 0;
         return 0;
 }
+
+const char *sbx_net_reason_name(int32_t reason)
+{
+        (void) reason;
+        return "unknown";
+}
 #else
 #include "net/net.h"
 
@@ -145,8 +151,10 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
         cfg.upstream = NULL;
         cfg.token = token;
         r = sbx__proxy_exec_new(engine, &cfg, child->net_fd, &x, err);
-        if (r == SBX_OK)
+        if (r == SBX_OK) {
                 child->proxy = x;
+                child->egress = SBX_EGRESS_PROXY_ONLY;
+        }
 out:
         sbx__net_rules_clear(&rules);
         (void) close(child->net_fd);
@@ -154,14 +162,56 @@ out:
         return r;
 }
 
+/* At most this many refusals are kept per spawn once it ended. */
+#define KEPT_REFUSALS 64
+
+static void keep_refusals(sbx_child *child)
+{
+        struct sbx__net_event ev[KEPT_REFUSALS];
+        sbx_net_refusal *v;
+        uint64_t dropped = 0;
+        size_t n, i;
+
+        n = sbx__proxy_exec_events(child->proxy, ev, KEPT_REFUSALS, &dropped);
+        child->refusals_dropped = dropped;
+        if (n == 0)
+                return;
+        v = calloc(n, sizeof(*v));
+        if (v == NULL) {
+                child->refusals_dropped += n;
+                return;
+        }
+        for (i = 0; i < n; i++) {
+                v[i].time_ms = ev[i].time_ms;
+                v[i].reason = ev[i].reason;
+                v[i].status = ev[i].status;
+                v[i].port = ev[i].port;
+                (void) snprintf(v[i].host, sizeof(v[i].host), "%s", ev[i].host);
+                (void) snprintf(v[i].addr, sizeof(v[i].addr), "%s", ev[i].addr);
+        }
+        child->refusals = v;
+        child->n_refusals = n;
+}
+
+const char *sbx_net_reason_name(int32_t reason)
+{
+        return sbx__net_reason_name((int) reason);
+}
+
 void sbx__netproxy_release(sbx_child *child)
 {
-        if (child->proxy != NULL)
+        if (child->proxy != NULL) {
+                keep_refusals(child);
                 sbx__proxy_exec_release(child->proxy);
+        }
         child->proxy = NULL;
         if (child->net_fd >= 0)
                 (void) close(child->net_fd);
-        child->net_fd = -1;
+        if (child->net_tfd >= 0)
+                (void) close(child->net_tfd);
+        if (child->net_dfd >= 0)
+                (void) close(child->net_dfd);
+        child->net_fd = child->net_tfd = child->net_dfd = -1;
 }
 
 size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,
@@ -173,3 +223,43 @@ size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t
                                     : 0;
 }
 #endif /* _WIN32 */
+
+sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out, size_t max,
+                                size_t *n_out, uint64_t *dropped, sbx_error *err)
+{
+        const sbx_net_refusal *v;
+        size_t n;
+
+        if (child == NULL || n_out == NULL || (max > 0 && out == NULL))
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_child_net_refusals: child and n_out "
+                                 "must not be NULL, nor out with max > 0");
+#if !defined(_WIN32)
+        if (child->proxy != NULL) {     /* still running: what the proxy holds now */
+                struct sbx__net_event ev[KEPT_REFUSALS];
+                uint64_t d = 0;
+                size_t i, k = sbx__proxy_exec_events(child->proxy, ev, KEPT_REFUSALS, &d);
+
+                for (i = 0; i < k && i < max; i++) {
+                        memset(&out[i], 0, sizeof(out[i]));
+                        out[i].time_ms = ev[i].time_ms;
+                        out[i].reason = ev[i].reason;
+                        out[i].status = ev[i].status;
+                        out[i].port = ev[i].port;
+                        (void) snprintf(out[i].host, sizeof(out[i].host), "%s", ev[i].host);
+                        (void) snprintf(out[i].addr, sizeof(out[i].addr), "%s", ev[i].addr);
+                }
+                *n_out = max == 0 ? k : i;
+                if (dropped != NULL)
+                        *dropped = d + (k > max && max > 0 ? k - max : 0);
+                return SBX_OK;
+        }
+#endif
+        v = child->refusals;
+        n = child->n_refusals;
+        if (max > 0)
+                memcpy(out, v, (n < max ? n : max) * sizeof(*out));
+        *n_out = max == 0 ? n : (n < max ? n : max);
+        if (dropped != NULL)
+                *dropped = child->refusals_dropped + (n > max && max > 0 ? n - max : 0);
+        return SBX_OK;
+}

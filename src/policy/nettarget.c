@@ -99,7 +99,7 @@ static sbx_code host_name(const char *what, const char *s, size_t n, struct sbx_
         return SBX_OK;
 }
 
-sbx_code sbx__net_host_parse(const char *what, const char *s, size_t n, int bracketed,
+static sbx_code raw_host_parse(const char *what, const char *s, size_t n, int bracketed,
                              struct sbx__net_host *out, sbx_error *err)
 {
         struct sbx__net_host h;
@@ -175,7 +175,7 @@ static sbx_code split_port(const char *what, const char *s, size_t n, size_t *ho
         return SBX_OK;
 }
 
-sbx_code sbx__net_authority_parse(const char *what, const char *s, size_t n,
+static sbx_code raw_authority_parse(const char *what, const char *s, size_t n,
                                   uint16_t default_port, struct sbx__net_target *out,
                                   sbx_error *err)
 {
@@ -187,7 +187,7 @@ sbx_code sbx__net_authority_parse(const char *what, const char *s, size_t n,
         r = split_port(what, s, n, &hlen, &port, err);
         if (r != SBX_OK)
                 return r;
-        r = sbx__net_host_parse(what, s, hlen, 1, &t.host, err);
+        r = raw_host_parse(what, s, hlen, 1, &t.host, err);
         if (r != SBX_OK)
                 return r;
         if (port == 0 && default_port == 0)
@@ -207,7 +207,7 @@ char *sbx__net_target_format(const struct sbx__net_target *t, char *buf)
         return buf;
 }
 
-sbx_code sbx__net_target_normalize(const char *in, char *out, size_t outsz, sbx_error *err)
+static sbx_code raw_target_normalize(const char *in, char *out, size_t outsz, sbx_error *err)
 {
         const char *fn = "sbx__net_target_normalize";
         struct sbx__net_target t;
@@ -220,7 +220,7 @@ sbx_code sbx__net_target_normalize(const char *in, char *out, size_t outsz, sbx_
                 return sbx__fail(err, SBX_E_RANGE, 0, "%s: outsz < %d", fn,
                                  SBX__NET_TARGET_TEXT);
         (void) snprintf(what, sizeof(what), "target \"%.200s\"", in);
-        r = sbx__net_authority_parse(what, in, strlen(in), 0, &t, err);
+        r = raw_authority_parse(what, in, strlen(in), 0, &t, err);
         if (r != SBX_OK)
                 return r;
         (void) sbx__net_target_format(&t, out);
@@ -229,7 +229,7 @@ sbx_code sbx__net_target_normalize(const char *in, char *out, size_t outsz, sbx_
 
 /* --------------------------------------------------------------- rules */
 
-sbx_code sbx__net_rule_parse(const char *entry, struct sbx__net_rule *out, sbx_error *err)
+static sbx_code raw_rule_parse(const char *entry, struct sbx__net_rule *out, sbx_error *err)
 {
         struct sbx__net_rule r;
         char what[300];
@@ -263,7 +263,7 @@ sbx_code sbx__net_rule_parse(const char *entry, struct sbx__net_rule *out, sbx_e
         rc = split_port(what, s, n, &hlen, &r.port, err);
         /* A bare IPv6 address is an entry too (split_port saw no port). */
         if (rc == SBX_OK)
-                rc = sbx__net_host_parse(what, s, hlen, hlen > 0 && s[0] == '[', &r.host, err);
+                rc = raw_host_parse(what, s, hlen, hlen > 0 && s[0] == '[', &r.host, err);
         if (rc != SBX_OK)
                 return rc;
         if (r.host.is_addr) {
@@ -339,6 +339,8 @@ static sbx_code rules_push(struct sbx__net_rules *rs, const struct sbx__net_rule
         rs->v[rs->n++] = *r;
         return SBX_OK;
 }
+
+static sbx_code printable(sbx_code r, sbx_error *err);
 
 sbx_code sbx__net_rules_add(struct sbx__net_rules *rs, const char *entry, sbx_error *err)
 {
@@ -440,4 +442,43 @@ int sbx__net_rules_address_ok(const struct sbx__net_rules *rs, uint32_t classes,
                         return 1;
         }
         return 0;
+}
+
+/* ------------------------------------------------- printable messages */
+
+/* A refused entry is quoted in the message as it came: bytes a terminal
+ * or a log would take as control (below 0x20, 0x7f) become '?'. */
+static sbx_code printable(sbx_code r, sbx_error *err)
+{
+        size_t i;
+
+        if (r != SBX_OK && err != NULL)
+                for (i = 0; i < sizeof(err->message) && err->message[i] != '\0'; i++)
+                        if ((unsigned char) err->message[i] < 0x20 ||
+                            (unsigned char) err->message[i] == 0x7f)
+                                err->message[i] = '?';
+        return r;
+}
+
+sbx_code sbx__net_host_parse(const char *what, const char *s, size_t n, int bracketed,
+                             struct sbx__net_host *out, sbx_error *err)
+{
+        return printable(raw_host_parse(what, s, n, bracketed, out, err), err);
+}
+
+sbx_code sbx__net_authority_parse(const char *what, const char *s, size_t n,
+                                  uint16_t default_port, struct sbx__net_target *out,
+                                  sbx_error *err)
+{
+        return printable(raw_authority_parse(what, s, n, default_port, out, err), err);
+}
+
+sbx_code sbx__net_target_normalize(const char *in, char *out, size_t outsz, sbx_error *err)
+{
+        return printable(raw_target_normalize(in, out, outsz, err), err);
+}
+
+sbx_code sbx__net_rule_parse(const char *entry, struct sbx__net_rule *out, sbx_error *err)
+{
+        return printable(raw_rule_parse(entry, out, err), err);
 }

@@ -186,6 +186,25 @@ static void test_network__allowlist_through_the_proxy(void **state)
         s = probe_out(f, SBX_BACKEND_NATIVE, p, "tcp", "127.0.0.1", web.port, res);
         CHECK(f, s != 0 && web.accepted == before, "a direct connection went out (exit %d)", s);
 
+        /* nor does a datagram: the host's UDP socket gets nothing */
+        {
+                struct sockaddr_in sin;
+                socklen_t len = sizeof(sin);
+                char uport[16], b;
+                int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+                assert_true(u >= 0);
+                fx_track_fd(f, u);
+                memset(&sin, 0, sizeof(sin));
+                sin.sin_family = AF_INET;
+                sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                assert_int_equal(bind(u, (struct sockaddr *) &sin, sizeof(sin)), 0);
+                assert_int_equal(getsockname(u, (struct sockaddr *) &sin, &len), 0);
+                snprintf(uport, sizeof(uport), "%u", (unsigned) ntohs(sin.sin_port));
+                (void) probe_out(f, SBX_BACKEND_NATIVE, p, "udp", "127.0.0.1", uport, res);
+                CHECK(f, recv(u, &b, 1, 0) < 0, "a datagram reached the host's UDP socket");
+        }
+
         /* no credential: 407, nothing reached */
         snprintf(url, sizeof(url), "http://127.0.0.1:%s/no-credential", web.port);
         s = probe_out(f, SBX_BACKEND_NATIVE, p, "proxy-get", url, "noauth", res);

@@ -418,6 +418,59 @@ static void check_danger(const struct opts *o)
         }
 }
 
+/* What the egress proxy refused, after the run: one model-facing line per
+ * target naming the flag that would allow it (JSON with --json). */
+static void report_refusals(const sbx_child *child)
+{
+        sbx_net_refusal r[64];
+        uint64_t dropped = 0;
+        size_t n = 0, i, j;
+
+        if (sbx_child_net_refusals(child, r, 64, &n, &dropped, NULL) != SBX_OK ||
+            (n == 0 && dropped == 0))
+                return;
+        if (json_mode) {
+                fputs("{\"network_refused\":[", stderr);
+                for (i = 0; i < n; i++) {
+                        fputs(i > 0 ? ",{\"host\":" : "{\"host\":", stderr);
+                        json_str(stderr, r[i].host);
+                        fprintf(stderr, ",\"port\":%d,\"reason\":", (int) r[i].port);
+                        json_str(stderr, sbx_net_reason_name(r[i].reason));
+                        fputs(",\"address\":", stderr);
+                        json_str(stderr, r[i].addr);
+                        fputc('}', stderr);
+                }
+                fprintf(stderr, "],\"dropped\":%llu}\n", (unsigned long long) dropped);
+                fflush(stderr);
+                return;
+        }
+        for (i = 0; i < n; i++) {
+                const char *why = sbx_net_reason_name(r[i].reason);
+                int addr = strcmp(why, "address-class") == 0;
+
+                if (r[i].host[0] == '\0' || r[i].port <= 0 ||
+                    (strcmp(why, "not-allowed") != 0 && !addr))
+                        continue;       /* not a target's refusal (a bad request, the limit) */
+                for (j = 0; j < i; j++)
+                        if (strcmp(r[j].host, r[i].host) == 0 && r[j].port == r[i].port &&
+                            r[j].reason == r[i].reason)
+                                break;
+                if (j < i)
+                        continue;
+                if (addr)
+                        fprintf(stderr, "sandbox-run: network: %s:%d was refused: it resolves to "
+                                "%s, an address the allowlist does not name; to allow it: "
+                                "--allow-host %s:%d+CLASS (or the address itself)\n",
+                                r[i].host, (int) r[i].port, r[i].addr, r[i].host,
+                                (int) r[i].port);
+                else
+                        fprintf(stderr, "sandbox-run: network: %s:%d was refused: not in the "
+                                "allowlist; to allow it: --allow-host %s:%d\n", r[i].host,
+                                (int) r[i].port, r[i].host, (int) r[i].port);
+        }
+        fflush(stderr);
+}
+
 int main(int argc, char **argv)
 {
         static struct opts o;   /* static: release_all() reads it after main returns */
@@ -641,6 +694,7 @@ int main(int argc, char **argv)
         if (sbx_child_wait(child, &wstatus, &e) != SBX_OK)
                 die_err(&e);
         status = exit_status_of(wstatus);
+        report_refusals(child);
         if (sbx_child_timed_out(child)) {
                 /* As timeout(1): the whole tree was killed. */
                 char buf[SBX_PATH_MAX + 32];

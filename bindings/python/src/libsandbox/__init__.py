@@ -1325,6 +1325,24 @@ class Child(_Handle):
         return bool(_lib.sbx_child_timed_out(self._ptr))
 
     @property
+    def egress(self):
+        """How the network allowlist is reached: 0 none, 1 proxy-only, 2 transparent."""
+        return int(_lib.sbx_child_egress(self._ptr))
+
+    def net_refusals(self):
+        """The egress proxy's refusals for this spawn: a list of dicts (host, port,
+        reason, status, address)."""
+        buf = (_n.NetRefusal * 64)()
+        n = ctypes.c_size_t(0)
+        dropped = ctypes.c_uint64(0)
+        _call(_lib.sbx_child_net_refusals, self._ptr, buf, 64, ctypes.byref(n),
+              ctypes.byref(dropped))
+        return [{"host": buf[i].host.decode("utf-8", "replace"), "port": buf[i].port,
+                 "reason": _lib.sbx_net_reason_name(buf[i].reason).decode(),
+                 "status": buf[i].status,
+                 "address": buf[i].addr.decode("utf-8", "replace")} for i in range(n.value)]
+
+    @property
     def wait_status(self):
         """The raw waitpid(2) status once reaped, else None."""
         return self._wstatus

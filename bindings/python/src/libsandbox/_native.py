@@ -235,6 +235,12 @@ class ProfileConfig(ctypes.Structure):
                 ("allow_hosts", c_char_pp), ("n_allow_hosts", c_size_t)]
 
 
+class NetRefusal(ctypes.Structure):
+    C_NAME = "sbx_net_refusal"
+    _fields_ = [("time_ms", ctypes.c_int64), ("reason", c_int32), ("status", c_int32),
+                ("port", c_int32), ("host", ctypes.c_char * 256), ("addr", ctypes.c_char * 48)]
+
+
 class PolicySettings(ctypes.Structure):
     C_NAME = "sbx_policy_settings"
     _fields_ = [("version", c_uint32), ("set", c_uint32), ("mode", c_int32),
@@ -327,7 +333,7 @@ class WindowsStatus(ctypes.Structure):
 
 
 STRUCTS = (Error, ModeEvent, SessionLogReport, PolicyRequest, EscalationRequest, RunnerRule,
-           Preset, RootAccess, ProfileConfig, PolicySettings, GuaranteeReport, LocalConfig, SpawnOptions,
+           Preset, RootAccess, ProfileConfig, NetRefusal, PolicySettings, GuaranteeReport, LocalConfig, SpawnOptions,
            LimitsReport, ExecutorSetOptions, GrantRequest, RunOptions, RunResult,
            WindowsSetupConfig, WindowsStatus)
 
@@ -484,6 +490,9 @@ PROTOTYPES = {
     "sbx_child_try_wait": (CODE, [H, P(c_int), P(c_int), E]),
     "sbx_child_kill": (CODE, [H, c_int, E]),
     "sbx_child_timed_out": (c_int, [H]),
+    "sbx_child_egress": (c_int32, [H]),
+    "sbx_child_net_refusals": (CODE, [H, P(NetRefusal), c_size_t, P(c_size_t), P(c_uint64), E]),
+    "sbx_net_reason_name": (c_char_p, [c_int32]),
     "sbx_child_report": (CODE, [H, P(GuaranteeReport), E]),
     "sbx_child_free": (None, [H]),
     "sbx_child_limits": (CODE, [H, P(LimitsReport), E]),
