@@ -1116,6 +1116,17 @@ typedef struct sbx_net_refusal {
 SBX_API sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out,
                                         size_t max, size_t *n_out, uint64_t *dropped,
                                         sbx_error *err);
+/* The organisation's proxy every later egress-proxy execution of this
+ * process goes through (docs/network.md, "Upstream"): hostport "HOST:PORT"
+ * ("[v6]:PORT"), user and password (both NULL for none) kept in this
+ * process and sent only to it.  Both request kinds reach it as CONNECT;
+ * when it fails or refuses, the command gets a 502 and never a direct
+ * connection.  The route fingerprint of executor sets created afterwards
+ * covers it.  hostport NULL: direct again.  Thread-safe; running spawns
+ * keep what they started with.  Errors: SBX_E_INVALID, SBX_E_NOMEM.
+ * Since: 0.2. */
+SBX_API sbx_code sbx_net_upstream_set(const char *hostport, const char *user,
+                                      const char *password, sbx_error *err);
 /* "not-allowed", "address-class", "auth", ...; "unknown" for other values.
  * Since: 0.2. */
 SBX_API const char *sbx_net_reason_name(int32_t reason);

@@ -68,6 +68,9 @@ sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out
 sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
                               sbx_error *err);
 void sbx__netproxy_release(sbx_child *child);
+/* The route fingerprint of plan's egress: its rules and the upstream set
+ * now (SBX_FINGERPRINT_SIZE; "" where there is no proxy). */
+void sbx__netproxy_route_fingerprint(const sbx_plan *plan, char *out);
 size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,
                             uint64_t *dropped);
 

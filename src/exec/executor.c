@@ -17,7 +17,6 @@
 #include <nettle/sha2.h>
 
 #include "exec/executor.h"
-#include "net/net.h"
 #include "paths/paths_internal.h"
 
 int64_t sbx__wall_ms(void)
@@ -66,19 +65,12 @@ static void route_plain(const struct sbx_plan *plan, char *out);
  * fingerprint) when the plan has an allowlist, else the plain route. */
 static void route_fingerprint(const struct sbx_plan *plan, char *out)
 {
-        if (plan->n_net_allow > 0) {
-                struct sbx__net_rules rs = SBX__NET_RULES_INIT;
-                size_t i;
-                int ok = 1;
-
-                for (i = 0; i < plan->n_net_allow && ok; i++)
-                        ok = sbx__net_rules_add(&rs, plan->net_allow[i], NULL) == SBX_OK;
-                if (ok) {
-                        sbx__net_route_fingerprint(&rs, NULL, out);
-                        sbx__net_rules_clear(&rs);
+        /* An allowlist, or a Gated network whose proxy-target grants go
+         * through the proxy: the proxy's route (rules and upstream). */
+        if (!plan->direct && plan->network != SBX__NET_ALLOW) {
+                sbx__netproxy_route_fingerprint(plan, out);
+                if (out[0] != '\0')
                         return;
-                }
-                sbx__net_rules_clear(&rs);
         }
         route_plain(plan, out);
 }

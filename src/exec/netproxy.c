@@ -61,12 +61,67 @@ const char *sbx_net_reason_name(int32_t reason)
         (void) reason;
         return "unknown";
 }
+
+sbx_code sbx_net_upstream_set(const char *hostport, const char *user, const char *password,
+                              sbx_error *err)
+{
+        (void) hostport;
+        (void) user;
+        (void) password;
+        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_net_upstream_set: no egress proxy "
+                         "on Windows");
+}
+
+void sbx__netproxy_route_fingerprint(const sbx_plan *plan, char *out)
+{
+        (void) plan;
+        out[0] = '\0';
+}
 #else
 #include "net/net.h"
 
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 static struct sbx__proxy_engine *engine;
 static sbx_error engine_err;
+
+/* The organisation's proxy (sbx_net_upstream_set); has_upstream 0 = direct. */
+static pthread_mutex_t upstream_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbx__net_upstream upstream;
+static int has_upstream;
+
+sbx_code sbx_net_upstream_set(const char *hostport, const char *user, const char *password,
+                              sbx_error *err)
+{
+        struct sbx__net_upstream u;
+        sbx_code r = SBX_OK;
+
+        memset(&u, 0, sizeof(u));
+        if (hostport != NULL) {
+                r = sbx__net_upstream_set(&u, hostport, user, password, err);
+                if (r != SBX_OK)
+                        return r;
+        }
+        (void) pthread_mutex_lock(&upstream_lock);
+        if (has_upstream)
+                sbx__net_upstream_clear(&upstream);
+        upstream = u;
+        has_upstream = hostport != NULL;
+        (void) pthread_mutex_unlock(&upstream_lock);
+        return SBX_OK;
+}
+
+void sbx__netproxy_route_fingerprint(const sbx_plan *plan, char *out)
+{
+        struct sbx__net_rules rs = SBX__NET_RULES_INIT;
+        size_t i;
+
+        for (i = 0; i < plan->n_net_allow; i++)
+                (void) sbx__net_rules_add(&rs, plan->net_allow[i], NULL);
+        (void) pthread_mutex_lock(&upstream_lock);
+        sbx__net_route_fingerprint(&rs, has_upstream ? &upstream : NULL, out);
+        (void) pthread_mutex_unlock(&upstream_lock);
+        sbx__net_rules_clear(&rs);
+}
 
 static void engine_start(void)
 {
@@ -150,7 +205,13 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
         cfg.rules = &rules;
         cfg.upstream = NULL;
         cfg.token = token;
+        /* The engine copies the upstream (its credential too) under the
+         * lock: a later sbx_net_upstream_set changes later spawns only. */
+        (void) pthread_mutex_lock(&upstream_lock);
+        if (has_upstream)
+                cfg.upstream = &upstream;
         r = sbx__proxy_exec_new(engine, &cfg, child->net_fd, &x, err);
+        (void) pthread_mutex_unlock(&upstream_lock);
         if (r == SBX_OK) {
                 child->proxy = x;
                 child->egress = SBX_EGRESS_PROXY_ONLY;

@@ -13,7 +13,10 @@
  *   - rung 2 (landlock) cannot enforce an allowlist: the spawn fails
  *     closed;
  *   - an executor run with a network.proxy-target.v1 grant reaches that
- *     one target, that once; the run after it reaches nothing.
+ *     one target, that once; the run after it reaches nothing;
+ *   - with an organisation proxy set (sbx_net_upstream_set) a target is
+ *     reached through it, with its credential; when it is down the command
+ *     gets a 502 and the origin sees nothing (never a direct connection).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -245,6 +248,110 @@ static void test_network__allowlist_through_the_proxy(void **state)
         fx_done(f);
 }
 
+/* A fake organisation proxy: answers a CONNECT with 200 and then plays the
+ * origin itself ("ping" -> "pong"), remembering the request head. */
+struct upstream {
+        int fd;
+        char port[16];
+        volatile int stop, seen;
+        char head[1024];
+        pthread_t t;
+};
+
+static void *upstream_serve(void *arg)
+{
+        struct upstream *u = arg;
+
+        while (!u->stop) {
+                struct pollfd p = { u->fd, POLLIN, 0 };
+                char buf[1024];
+                size_t got = 0;
+                ssize_t n;
+                int c;
+
+                if (poll(&p, 1, 50) <= 0)
+                        continue;
+                c = accept4(u->fd, NULL, NULL, SOCK_CLOEXEC);
+                if (c < 0)
+                        continue;
+                while (got + 1 < sizeof(buf) && (n = read(c, buf + got, 1)) == 1) {
+                        got++;
+                        if (got >= 4 && memcmp(buf + got - 4, "\r\n\r\n", 4) == 0)
+                                break;
+                }
+                buf[got] = '\0';
+                snprintf(u->head, sizeof(u->head), "%s", buf);
+                u->seen++;
+                (void) !write(c, "HTTP/1.1 200 Connection established\r\n\r\n", 39);
+                if (read(c, buf, sizeof(buf)) > 0)
+                        (void) !write(c, "pong\n", 5);
+                close(c);
+        }
+        return NULL;
+}
+
+/* sbx_net_upstream_set: every request goes through the organisation's
+ * proxy, with its credential; when it is down, 502, never direct. */
+static void test_network__upstream_proxy(void **state)
+{
+        struct fx *f = *state;
+        struct server echo;
+        struct upstream u;
+        char target[64], up[64], entry[80];
+        const char *hosts[1] = { entry };
+        struct res *res = calloc(1, sizeof(*res));
+        sbx_error e = { 0, 0, { 0 } };
+        sbx_profile *p;
+        int s, dead;
+
+        assert_non_null(res);
+        fx_populate(f);
+        if (!backend_usable(f, SBX_BACKEND_NATIVE)) {
+                free(res);
+                fx_done(f);
+                return;
+        }
+        set_label(f, SBX_BACKEND_NATIVE, SBX_MODE_READ_ONLY, "upstream proxy");
+        server_start(f, &echo, 1);
+        memset(&u, 0, sizeof(u));
+        u.fd = fx_tcp_listener(f, u.port, sizeof(u.port));
+        assert_int_equal(pthread_create(&u.t, NULL, upstream_serve, &u), 0);
+        snprintf(entry, sizeof(entry), "127.0.0.1:%s", echo.port);
+        snprintf(target, sizeof(target), "127.0.0.1:%s", echo.port);
+        snprintf(up, sizeof(up), "127.0.0.1:%s", u.port);
+        p = allow_profile(f, hosts, 1, SBX_ACCESS_DENY);
+        assert_int_equal(sbx_net_upstream_set(up, "org", "org-secret", &e), SBX_OK);
+        s = probe_out(f, SBX_BACKEND_NATIVE, p, "proxy-connect", target, NULL, res);
+        CHECK(f, s == 0 && u.seen == 1 && echo.accepted == 0,
+              "through the upstream: exit %d, upstream saw %d, origin %d", s, u.seen,
+              echo.accepted);
+        CHECK(f, strstr(u.head, target) != NULL &&
+              strstr(u.head, "Proxy-Authorization: Basic b3JnOm9yZy1zZWNyZXQ=") != NULL,
+              "the upstream's request: %.300s", u.head);
+        /* the upstream goes away: a 502, and the origin sees nothing */
+        u.stop = 1;
+        pthread_join(u.t, NULL);
+        dead = fx_tcp_listener(f, up, sizeof(up));      /* a port nothing accepts on */
+        fx_close_fd(f, dead);
+        {
+                char down[96];
+
+                snprintf(down, sizeof(down), "127.0.0.1:%s", up);
+                assert_int_equal(sbx_net_upstream_set(down, NULL, NULL, &e), SBX_OK);
+        }
+        s = probe_out(f, SBX_BACKEND_NATIVE, p, "proxy-connect", target, NULL, res);
+        CHECK(f, s == 3 && strstr(res->out, " 502 ") != NULL && echo.accepted == 0,
+              "the upstream down: exit %d, origin %d, %.200s", s, echo.accepted, res->out);
+        assert_int_equal(sbx_net_upstream_set(NULL, NULL, NULL, &e), SBX_OK);
+        /* direct again */
+        s = probe_out(f, SBX_BACKEND_NATIVE, p, "proxy-connect", target, NULL, res);
+        CHECK(f, s == 0 && echo.accepted == 1, "direct again: exit %d", s);
+        sbx_profile_free(p);
+        server_stop(&echo);
+        free(res);
+        fx_done(f);
+}
+
 /* An executor with the network Gated: a proxy-target grant opens one
  * target for one run. */
 static void test_network__proxy_target_grant(void **state)
@@ -326,6 +433,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 T(test_network__allowlist_through_the_proxy),
                 T(test_network__proxy_target_grant),
+                T(test_network__upstream_proxy),
         };
 #undef T
 

@@ -80,6 +80,7 @@ struct opts {
         struct origin host_from[MAX_HOSTS];
         size_t n_hosts;
         const char *policy_arg;         /* --policy FILE */
+        const char *upstream;           /* --upstream-proxy HOST:PORT */
         int no_policy;                  /* --no-policy */
         struct loaded files[MAX_FILES];
         size_t n_files;
@@ -90,7 +91,8 @@ struct opts {
 enum { SEEN_MODE = 1u << 0, SEEN_WORKSPACE = 1u << 1, SEEN_NETWORK = 1u << 2,
        SEEN_BACKEND = 1u << 3, SEEN_MEMORY = 1u << 4, SEEN_PIDS = 1u << 5,
        SEEN_TIMEOUT = 1u << 6, SEEN_CWD = 1u << 7, SEEN_POLICY = 1u << 8,
-       SEEN_FORCE_WORKSPACE = 1u << 9, SEEN_ACCEPT_UNPROTECTED_GIT = 1u << 10 };
+       SEEN_FORCE_WORKSPACE = 1u << 9, SEEN_ACCEPT_UNPROTECTED_GIT = 1u << 10,
+       SEEN_UPSTREAM = 1u << 11 };
 
 /* ------------------------------------------------------------ explain.c */
 

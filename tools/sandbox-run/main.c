@@ -672,6 +672,26 @@ int main(int argc, char **argv)
                 pipefd[1] = -1;
                 piped = 1;
         }
+        if (o.upstream != NULL) {
+                /* The credential, if any, from the environment: never on a
+                 * command line other users can read. */
+                const char *auth = getenv("SBX_UPSTREAM_PROXY_AUTH");
+                char user[256] = "";
+                const char *pass = NULL;
+
+                if (auth != NULL && (pass = strchr(auth, ':')) != NULL &&
+                    (size_t) (pass - auth) < sizeof(user)) {
+                        memcpy(user, auth, (size_t) (pass - auth));
+                        user[pass - auth] = '\0';
+                        pass++;
+                } else if (auth != NULL) {
+                        say(SBX_E_INVALID, "SBX_UPSTREAM_PROXY_AUTH must be USER:PASSWORD");
+                        return EXIT_FAIL;
+                }
+                if (sbx_net_upstream_set(o.upstream, auth != NULL ? user : NULL, pass, &e) !=
+                    SBX_OK)
+                        die_err(&e);
+        }
         r = sbx_spawn(plan, cmd, &so, &child, &e);
         if (saved_err >= 0) {
                 (void) dup2(saved_err, STDERR_FILENO);

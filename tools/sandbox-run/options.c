@@ -26,7 +26,7 @@ enum {
         OPT_ALLOW_UNIX, OPT_BACKEND, OPT_MEMORY, OPT_PIDS, OPT_TIMEOUT, OPT_CWD, OPT_ENV,
         OPT_ENV_FILE, OPT_EXPLAIN, OPT_JSON, OPT_ALLOW_MISSING, OPT_NO_TOOLCHAINS,
         OPT_FORCE_WORKSPACE, OPT_ACCEPT_UNPROTECTED_GIT, OPT_POLICY, OPT_NO_POLICY,
-        OPT_VERSION, OPT_ALLOW_HOST
+        OPT_VERSION, OPT_ALLOW_HOST, OPT_UPSTREAM_PROXY
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +37,7 @@ static const struct option long_opts[] = {
         { "allow-write", required_argument, NULL, OPT_ALLOW_WRITE },
         { "allow-unix", required_argument, NULL, OPT_ALLOW_UNIX },
         { "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+        { "upstream-proxy", required_argument, NULL, OPT_UPSTREAM_PROXY },
         { "backend", required_argument, NULL, OPT_BACKEND },
         { "memory", required_argument, NULL, OPT_MEMORY },
         { "pids", required_argument, NULL, OPT_PIDS },
@@ -66,6 +67,7 @@ static const struct { int opt; unsigned bit; } once[] = {
         { OPT_NETWORK, SEEN_NETWORK }, { OPT_BACKEND, SEEN_BACKEND },
         { OPT_MEMORY, SEEN_MEMORY }, { OPT_PIDS, SEEN_PIDS }, { OPT_TIMEOUT, SEEN_TIMEOUT },
         { OPT_CWD, SEEN_CWD }, { OPT_POLICY, SEEN_POLICY },
+        { OPT_UPSTREAM_PROXY, SEEN_UPSTREAM },
 };
 
 /* What a bad value of each checked option should have been. */
@@ -90,6 +92,7 @@ static void usage(FILE *f)
               "                   [--explain] [--json] [--allow-missing] [--no-toolchains]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
               "                   [--allow-unix PATH]... [--allow-host HOST[:PORT]]...\n"
+              "                   [--upstream-proxy HOST:PORT]\n"
               "                   -- CMD [ARGS...]\n", f);
 }
 
@@ -493,6 +496,9 @@ void parse_args(int argc, char **argv, struct opts *o)
                 case OPT_ALLOW_UNIX:
                         from.flag = "--allow-unix";
                         add_unix(o, canonical_arg("--allow-unix", val), &from);
+                        break;
+                case OPT_UPSTREAM_PROXY:
+                        o->upstream = val;
                         break;
                 case OPT_ALLOW_HOST:
                         from.flag = "--allow-host";

@@ -41,13 +41,13 @@ _sandbox_run()
         --env)
                 mapfile -t COMPREPLY < <(compgen -v -- "$cur")
                 return ;;
-        --memory|--pids|--timeout|--allow-host)
+        --memory|--pids|--timeout|--allow-host|--upstream-proxy)
                 return ;;
         esac
 
         if [[ $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--mode --workspace --network --allow-read
-                        --allow-write --allow-unix --allow-host --backend --memory --pids --timeout --cwd
+                        --allow-write --allow-unix --allow-host --upstream-proxy --backend --memory --pids --timeout --cwd
                         --env --env-file --policy --no-policy --explain --json --allow-missing
                         --no-toolchains --force-workspace --accept-unprotected-git --help
                         --version --" -- "$cur")

@@ -834,6 +834,15 @@ class ProfileConfig:
                    allow_hosts=_borrowed_strv(c.allow_hosts, c.n_allow_hosts))
 
 
+def net_upstream_set(hostport, user=None, password=None):
+    """Route every later egress-proxy execution through the organisation's
+    proxy at hostport ("host:port"); None: direct again.  The credential stays
+    in this process."""
+    _call(_lib.sbx_net_upstream_set, _b(hostport) if hostport is not None else None,
+          _b(user) if user is not None else None,
+          _b(password) if password is not None else None)
+
+
 class Profile(_Handle):
     """An immutable, validated profile; safe to share between threads."""
     _free_name = "sbx_profile_free"

@@ -493,6 +493,7 @@ PROTOTYPES = {
     "sbx_child_egress": (c_int32, [H]),
     "sbx_child_net_refusals": (CODE, [H, P(NetRefusal), c_size_t, P(c_size_t), P(c_uint64), E]),
     "sbx_net_reason_name": (c_char_p, [c_int32]),
+    "sbx_net_upstream_set": (CODE, [c_char_p, c_char_p, c_char_p, E]),
     "sbx_child_report": (CODE, [H, P(GuaranteeReport), E]),
     "sbx_child_free": (None, [H]),
     "sbx_child_limits": (CODE, [H, P(LimitsReport), E]),
