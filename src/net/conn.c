@@ -119,6 +119,55 @@ static size_t read_head(struct conn_ctx *k, char *buf, size_t *have, struct answ
 
 /* ----------------------------------------------------------------- dialling */
 
+int sbx__proxy_checked_addrs(struct sbx__proxy_exec *x, const struct sbx__net_target *t,
+                             uint32_t classes, int cancel_fd, struct sbx__net_addr *out,
+                             size_t *n, struct sbx__net_addr *refused, int *refused_class)
+{
+        size_t got = 0, i, ok = 0;
+        int rc;
+
+        memset(refused, 0, sizeof(*refused));
+        *refused_class = -1;
+        if (t->host.is_addr) {
+                out[0] = t->host.addr;
+                got = 1;
+        } else {
+                rc = sbx__net_resolve(x->e->res, t->host.text, cancel_fd,
+                                      sbx__proxy_now_ms() + x->e->lim.resolve_timeout_ms,
+                                      out, SBX__NET_ADDRS_MAX, &got);
+                if (rc < 0)
+                        return rc;
+        }
+        /* Keep the addresses that pass, in order; dial nothing else. */
+        for (i = 0; i < got; i++) {
+                if (sbx__net_rules_address_ok(&x->rules, classes, &out[i], t->port)) {
+                        out[ok++] = out[i];
+                } else if (*refused_class < 0) {
+                        *refused = out[i];
+                        *refused_class = (int) sbx__net_addr_class(&out[i]);
+                }
+        }
+        *n = ok;
+        return ok > 0 ? 0 : 1;
+}
+
+int sbx__proxy_dial_first(struct sbx__proxy_exec *x, const struct sbx__net_addr *addrs,
+                          size_t n, uint16_t port, int cancel_fd, size_t *last)
+{
+        int64_t deadline = sbx__proxy_now_ms() + x->e->lim.connect_timeout_ms;
+        int fd = -EHOSTUNREACH;
+        size_t i;
+
+        *last = 0;
+        for (i = 0; i < n; i++) {
+                *last = i;
+                fd = sbx__proxy_dial(&addrs[i], port, cancel_fd, deadline);
+                if (fd >= 0 || fd == -ECANCELED || fd == -ETIMEDOUT)
+                        break;
+        }
+        return fd;
+}
+
 /* Resolve (or take the literal), check every address, dial the ones that
  * passed in order.  The fd, or -1 with *a filled (and the event for an
  * address refusal recorded), or -2 when the execution was cut. */
@@ -126,39 +175,22 @@ static int dial_direct(struct conn_ctx *k, uint32_t classes, struct answer *a)
 {
         const struct sbx__net_target *t = &k->req.target;
         struct sbx__net_addr addrs[SBX__NET_ADDRS_MAX], refused;
-        size_t n = 0, i, ok = 0;
-        int64_t deadline;
-        int rc, fd = -1, last = 0, refused_class = -1;
+        size_t ok = 0, last = 0;
+        int rc, fd, refused_class = -1;
         char atext[SBX__NET_ADDR_TEXT];
 
-        memset(&refused, 0, sizeof(refused));
-        if (t->host.is_addr) {
-                addrs[0] = t->host.addr;
-                n = 1;
-        } else {
-                rc = sbx__net_resolve(k->x->e->res, t->host.text, k->cancel_fd,
-                                      sbx__proxy_now_ms() + k->lim->resolve_timeout_ms,
-                                      addrs, SBX__NET_ADDRS_MAX, &n);
-                if (rc == -ECANCELED)
-                        return -2;
-                if (rc < 0) {
-                        a->status = 502;
-                        a->reason = SBX__NET_R_RESOLVE;
-                        (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: cannot "
-                                        "resolve %s: %s\n", t->host.text, errtext(rc));
-                        return -1;
-                }
+        rc = sbx__proxy_checked_addrs(k->x, t, classes, k->cancel_fd, addrs, &ok, &refused,
+                                      &refused_class);
+        if (rc == -ECANCELED)
+                return -2;
+        if (rc < 0) {
+                a->status = 502;
+                a->reason = SBX__NET_R_RESOLVE;
+                (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: cannot "
+                                "resolve %s: %s\n", t->host.text, errtext(rc));
+                return -1;
         }
-        /* Keep the addresses that pass, in order; dial nothing else. */
-        for (i = 0; i < n; i++) {
-                if (sbx__net_rules_address_ok(&k->x->rules, classes, &addrs[i], t->port)) {
-                        addrs[ok++] = addrs[i];
-                } else if (refused_class < 0) {
-                        refused = addrs[i];
-                        refused_class = (int) sbx__net_addr_class(&addrs[i]);
-                }
-        }
-        if (ok == 0) {
+        if (rc == 1) {
                 const char *cls = sbx__net_class_name(refused_class);
 
                 (void) sbx__net_addr_format(&refused, atext);
@@ -183,23 +215,16 @@ static int dial_direct(struct conn_ctx *k, uint32_t classes, struct answer *a)
                 a->status = 0;                  /* answered */
                 return -1;
         }
-        deadline = sbx__proxy_now_ms() + k->lim->connect_timeout_ms;
-        for (i = 0; i < ok; i++) {
-                fd = sbx__proxy_dial(&addrs[i], t->port, k->cancel_fd, deadline);
-                if (fd >= 0)
-                        return fd;
-                if (fd == -ECANCELED)
-                        return -2;
-                last = fd;
-                if (fd == -ETIMEDOUT)
-                        break;
-        }
+        fd = sbx__proxy_dial_first(k->x, addrs, ok, t->port, k->cancel_fd, &last);
+        if (fd >= 0)
+                return fd;
+        if (fd == -ECANCELED)
+                return -2;
         a->status = 502;
         a->reason = SBX__NET_R_DIAL;
         (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: cannot connect to %s (%s): "
-                        "%s\n", k->target, sbx__net_addr_format(&addrs[i < ok ? i : ok - 1],
-                                                                atext),
-                        strerror(-last));
+                        "%s\n", k->target, sbx__net_addr_format(&addrs[last], atext),
+                        strerror(-fd));
         return -1;
 }
 

@@ -33,7 +33,7 @@ static const struct sbx__proxy_limits defaults = {
         .max_conns = 256, .max_conns_per_exec = 64, .head_max = 32768,
         .request_timeout_ms = 10000, .resolve_timeout_ms = 10000,
         .connect_timeout_ms = 10000, .idle_timeout_ms = 300000, .events_max = 256,
-        .resolvers = 4,
+        .resolvers = 4, .peek_timeout_ms = 1000,
 };
 
 static const char *const reason_names[] = {
@@ -42,6 +42,7 @@ static const char *const reason_names[] = {
         [SBX__NET_R_RESOLVE] = "resolve", [SBX__NET_R_DIAL] = "dial",
         [SBX__NET_R_UPSTREAM] = "upstream", [SBX__NET_R_LIMIT] = "limit",
         [SBX__NET_R_TIMEOUT] = "timeout", [SBX__NET_R_UNSUPPORTED] = "unsupported",
+        [SBX__NET_R_DNS] = "dns-refused", [SBX__NET_R_ORIGINAL] = "original-destination",
 };
 
 const char *sbx__net_reason_name(int reason)
@@ -69,7 +70,7 @@ int sbx__proxy_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, size_t
         return -r;
 }
 
-static void poke(int efd)
+void sbx__proxy_poke(int efd)
 {
         uint64_t one = 1;
 
@@ -83,6 +84,13 @@ void sbx__proxy_event(struct sbx__proxy_exec *x, int reason, int status,
                       const struct sbx__net_target *t, const struct sbx__net_addr *addr,
                       int addr_class)
 {
+        sbx__proxy_event_via(x, SBX__NET_VIA_PROXY, reason, status, t, addr, addr_class);
+}
+
+void sbx__proxy_event_via(struct sbx__proxy_exec *x, int via, int reason, int status,
+                          const struct sbx__net_target *t, const struct sbx__net_addr *addr,
+                          int addr_class)
+{
         struct sbx__proxy_engine *e = x->e;
         struct sbx__net_event ev;
         struct timespec ts;
@@ -92,6 +100,7 @@ void sbx__proxy_event(struct sbx__proxy_exec *x, int reason, int status,
         ev.time_ms = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
         ev.reason = reason;
         ev.status = status;
+        ev.via = via;
         ev.addr_class = addr != NULL ? addr_class : -1;
         if (t != NULL) {
                 ev.port = t->port;
@@ -147,7 +156,7 @@ void sbx__proxy_conn_done(struct sbx__proxy_conn *c)
         e->done = c;
         (void) pthread_cond_broadcast(&e->cond);
         (void) pthread_mutex_unlock(&e->lock);
-        poke(e->ctl_fd);                /* the accept thread joins it */
+        sbx__proxy_poke(e->ctl_fd);                /* the accept thread joins it */
 }
 
 static void join_all(struct sbx__proxy_conn *c)
@@ -162,27 +171,32 @@ static void join_all(struct sbx__proxy_conn *c)
 }
 
 /* Over a limit, or the thread did not start: a 503, best effort, never
- * blocking (the socket is non-blocking and the answer small). */
-static void refuse_busy(struct sbx__proxy_exec *x, int fd)
+ * blocking (the socket is non-blocking and the answer small).  A
+ * transparent connection (TLS or anything) is just closed. */
+static void refuse_busy(struct sbx__proxy_exec *x, int fd, int transparent)
 {
         static const char body[] = "sandbox proxy: too many connections; try again later\n";
         char resp[512];
         size_t n = sbx__http_response(503, body, resp, sizeof(resp));
 
-        (void) send(fd, resp, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (!transparent)
+                (void) send(fd, resp, n, MSG_NOSIGNAL | MSG_DONTWAIT);
         (void) close(fd);
-        sbx__proxy_event(x, SBX__NET_R_LIMIT, 503, NULL, NULL, -1);
+        sbx__proxy_event_via(x, transparent ? SBX__NET_VIA_TRANSPARENT : SBX__NET_VIA_PROXY,
+                             SBX__NET_R_LIMIT, transparent ? 0 : 503, NULL, NULL, -1);
 }
 
-/* Accept what is waiting on x's listener.  -1 when the process is out of
- * fds (back off), -2 when the listener is no longer one, else 0. */
-static int accept_some(struct sbx__proxy_engine *e, struct sbx__proxy_exec *x)
+/* Accept what is waiting on lfd, a listener of x (transparent or not).
+ * -1 when the process is out of fds (back off), -2 when the listener is
+ * no longer one, else 0. */
+static int accept_some(struct sbx__proxy_engine *e, struct sbx__proxy_exec *x, int lfd,
+                       int transparent)
 {
         int i;
 
         for (i = 0; i < 64; i++) {
                 struct sbx__proxy_conn *c;
-                int fd = accept4(x->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), ok;
+                int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), ok;
 
                 if (fd < 0) {
                         if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -208,7 +222,10 @@ static int accept_some(struct sbx__proxy_engine *e, struct sbx__proxy_exec *x)
                         c->e = e;
                         c->x = x;
                         c->fd = fd;
-                        if (sbx__proxy_thread_start(&c->thread, sbx__proxy_conn_main, c,
+                        c->transparent = transparent;
+                        if (sbx__proxy_thread_start(&c->thread, transparent ?
+                                                    sbx__proxy_tconn_main :
+                                                    sbx__proxy_conn_main, c,
                                                     SBX__PROXY_STACK) == 0)
                                 continue;
                         free(c);
@@ -220,9 +237,29 @@ static int accept_some(struct sbx__proxy_engine *e, struct sbx__proxy_exec *x)
                         (void) pthread_cond_broadcast(&e->cond);
                         (void) pthread_mutex_unlock(&e->lock);
                 }
-                refuse_busy(x, fd);
+                refuse_busy(x, fd, transparent);
         }
         return 0;
+}
+
+/* The listener fd of x in slot (-1: the proxy listener, else a
+ * transparent one).  Under e->lock. */
+static int *slot_fd(struct sbx__proxy_exec *x, int slot)
+{
+        return slot < 0 ? &x->listen_fd : &x->tl_fd[slot];
+}
+
+/* Close one listener of x (under e->lock; only the accept thread). */
+static void close_listener(struct sbx__proxy_engine *e, struct sbx__proxy_exec *x, int slot)
+{
+        int *fd = slot_fd(x, slot);
+
+        if (*fd < 0)
+                return;
+        (void) close(*fd);
+        *fd = -EBADF;
+        x->listening--;
+        (void) pthread_cond_broadcast(&e->cond);
 }
 
 static void *acceptor(void *arg)
@@ -230,6 +267,7 @@ static void *acceptor(void *arg)
         struct sbx__proxy_engine *e = arg;
         struct pollfd *p = NULL, *pp, ctl_only;
         struct sbx__proxy_exec **px = NULL;
+        int *ps = NULL;
         size_t cap = 0;
         int backoff = 0;
 
@@ -237,30 +275,30 @@ static void *acceptor(void *arg)
                 struct sbx__proxy_conn *done;
                 struct sbx__proxy_exec *x;
                 size_t n = 1, need = 1, i;
-                int stop, r;
+                int stop, r, slot;
 
                 (void) pthread_mutex_lock(&e->lock);
                 done = e->done;
                 e->done = NULL;
                 stop = e->stopping;
                 for (x = e->execs; x != NULL; x = x->next) {
-                        if (x->listening && (x->released || stop)) {
-                                (void) close(x->listen_fd);
-                                x->listen_fd = -EBADF;
-                                x->listening = 0;
-                                (void) pthread_cond_broadcast(&e->cond);
-                        }
+                        if (x->listening > 0 && (x->released || stop))
+                                for (slot = -1; slot < (int) x->tl_n; slot++)
+                                        close_listener(e, x, slot);
                         need += x->listening;
                 }
                 if (need > cap) {
                         struct pollfd *np = realloc(p, need * sizeof(*p));
                         struct sbx__proxy_exec **nx = np != NULL ?
                                 realloc(px, need * sizeof(*px)) : NULL;
+                        int *ns = nx != NULL ? realloc(ps, need * sizeof(*ps)) : NULL;
 
                         if (np != NULL)
                                 p = np;
-                        if (nx != NULL) {
+                        if (nx != NULL)
                                 px = nx;
+                        if (ns != NULL) {
+                                ps = ns;
                                 cap = need;
                         }
                 }
@@ -270,11 +308,14 @@ static void *acceptor(void *arg)
                 pp[0].fd = e->ctl_fd;
                 pp[0].events = POLLIN;
                 for (x = e->execs; x != NULL && !backoff; x = x->next) {
-                        if (!x->listening || n >= cap)
-                                continue;
-                        pp[n].fd = x->listen_fd;
-                        pp[n].events = POLLIN;
-                        px[n++] = x;
+                        for (slot = -1; slot < (int) x->tl_n && n < cap; slot++) {
+                                if (*slot_fd(x, slot) < 0)
+                                        continue;
+                                pp[n].fd = *slot_fd(x, slot);
+                                pp[n].events = POLLIN;
+                                px[n] = x;
+                                ps[n++] = slot;
+                        }
                 }
                 (void) pthread_mutex_unlock(&e->lock);
                 join_all(done);
@@ -295,26 +336,24 @@ static void *acceptor(void *arg)
                 for (i = 1; i < n; i++) {
                         int a = 0;
 
+                        /* Only this thread closes listeners: pp[i].fd is
+                         * still x's. */
                         if (pp[i].revents & POLLIN) {
-                                a = accept_some(e, px[i]);
+                                a = accept_some(e, px[i], pp[i].fd, ps[i] >= 0);
                                 backoff |= a == -1;
                         }
                         if (a == -2 || (!(pp[i].revents & POLLIN) &&
                                         (pp[i].revents & (POLLERR | POLLHUP | POLLNVAL)))) {
                                 /* shut down under us: stop listening on it */
                                 (void) pthread_mutex_lock(&e->lock);
-                                if (px[i]->listening) {
-                                        (void) close(px[i]->listen_fd);
-                                        px[i]->listen_fd = -EBADF;
-                                        px[i]->listening = 0;
-                                        (void) pthread_cond_broadcast(&e->cond);
-                                }
+                                close_listener(e, px[i], ps[i]);
                                 (void) pthread_mutex_unlock(&e->lock);
                         }
                 }
         }
         free(p);
         free(px);
+        free(ps);
         return NULL;
 }
 
@@ -322,6 +361,12 @@ static void *acceptor(void *arg)
 
 static void exec_destroy(struct sbx__proxy_exec *x)
 {
+        uint32_t i;
+
+        sbx__proxy_dns_stop(x);
+        for (i = 0; i < x->tl_n; i++)
+                if (x->tl_fd[i] >= 0)
+                        (void) close(x->tl_fd[i]);
         if (x->listen_fd >= 0)
                 (void) close(x->listen_fd);
         if (x->cancel_fd >= 0)
@@ -348,7 +393,7 @@ sbx_code sbx__proxy_engine_new(const struct sbx__proxy_limits *limits,
 #define DEF(f) if (l.f == 0) l.f = defaults.f
         DEF(max_conns); DEF(max_conns_per_exec); DEF(head_max); DEF(request_timeout_ms);
         DEF(resolve_timeout_ms); DEF(connect_timeout_ms); DEF(idle_timeout_ms);
-        DEF(events_max); DEF(resolvers);
+        DEF(events_max); DEF(resolvers); DEF(peek_timeout_ms);
 #undef DEF
         if (l.head_max < 1024 || l.head_max > 1024 * 1024 || l.resolvers > 64 ||
             l.events_max > 65536)
@@ -394,10 +439,10 @@ void sbx__proxy_engine_free(struct sbx__proxy_engine *e)
         (void) pthread_mutex_lock(&e->lock);
         e->stopping = 1;
         for (x = e->execs; x != NULL; x = x->next)
-                poke(x->cancel_fd);
+                sbx__proxy_poke(x->cancel_fd);
         (void) pthread_mutex_unlock(&e->lock);
         if (e->acceptor_started) {
-                poke(e->ctl_fd);
+                sbx__proxy_poke(e->ctl_fd);
                 (void) pthread_join(e->acceptor, NULL);
         }
         (void) pthread_mutex_lock(&e->lock);
@@ -407,6 +452,8 @@ void sbx__proxy_engine_free(struct sbx__proxy_engine *e)
         e->done = NULL;
         (void) pthread_mutex_unlock(&e->lock);
         join_all(done);
+        for (x = e->execs; x != NULL; x = x->next)
+                sbx__proxy_dns_stop(x);         /* before the resolver goes */
         sbx__net_resolver_free(e->res);
         while ((x = e->execs) != NULL) {
                 e->execs = x->next;
@@ -526,11 +573,11 @@ sbx_code sbx__proxy_exec_new(struct sbx__proxy_engine *e, const struct sbx__prox
                 r = sbx__fail(err, SBX_E_CLOSED, 0, "%s: the engine is stopping", fn);
                 goto fail;
         }
-        x->listening = 1;
+        x->listening = 1;               /* listen_fd */
         x->next = e->execs;
         e->execs = x;
         (void) pthread_mutex_unlock(&e->lock);
-        poke(e->ctl_fd);
+        sbx__proxy_poke(e->ctl_fd);
         *out = x;
         return SBX_OK;
 fail:
@@ -570,9 +617,12 @@ void sbx__proxy_exec_release(struct sbx__proxy_exec *x)
         e = x->e;
         (void) pthread_mutex_lock(&e->lock);
         x->released = 1;
-        poke(x->cancel_fd);
-        poke(e->ctl_fd);
-        while (x->listening || x->nconns > 0)
+        sbx__proxy_poke(x->cancel_fd);
+        sbx__proxy_poke(e->ctl_fd);
+        (void) pthread_mutex_unlock(&e->lock);
+        sbx__proxy_dns_stop(x);
+        (void) pthread_mutex_lock(&e->lock);
+        while (x->listening > 0 || x->nconns > 0)
                 (void) pthread_cond_wait(&e->cond, &e->lock);
         for (pp = &e->execs; *pp != NULL; pp = &(*pp)->next)
                 if (*pp == x) {

@@ -2,7 +2,8 @@
  * proxy_internal.h - what the engine's files share (proxy.c: the engine,
  * executions, the accept thread and events; conn.c: one client
  * connection; relay.c: sockets and the byte relay; resolve.c: the
- * bounded resolver).  Only src/net/ includes it.
+ * bounded resolver; transparent.c: redirected connections and DNS).
+ * Only src/net/ includes it.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef SBX_NET_PROXY_INTERNAL_H
@@ -17,6 +18,8 @@
 #define SBX__PROXY_STACK   (256 * 1024) /* connection and resolver threads */
 #define SBX__PROXY_BUF     (64 * 1024)  /* relay buffer, each direction */
 
+struct sbx__proxy_dns;
+
 struct sbx__proxy_exec {
         struct sbx__proxy_engine *e;
         struct sbx__proxy_exec   *next;         /* e->execs, guarded by e->lock */
@@ -29,7 +32,14 @@ struct sbx__proxy_exec {
         int                       cancel_fd;    /* eventfd: readable once cut */
         /* guarded by e->lock: */
         int                       released;
-        int                       listening;    /* the accept thread polls listen_fd */
+        /* Transparent mode (transparent.c): listeners the accept thread
+         * polls and closes like listen_fd (-EBADF once closed), and the
+         * DNS answerers, a thread each, joined at release. */
+        int                       tl_fd[SBX__PROXY_TRANSPARENT_MAX];
+        uint32_t                  tl_n;
+        struct sbx__proxy_dns    *dns[SBX__PROXY_TRANSPARENT_MAX];
+        uint32_t                  dns_n;
+        uint32_t                  listening;    /* listener fds the accept thread polls */
         uint32_t                  nconns;
         struct sbx__net_event    *ev;
         uint32_t                  ev_n;
@@ -42,6 +52,7 @@ struct sbx__proxy_conn {
         struct sbx__proxy_exec   *x;
         pthread_t                 thread;
         int                       fd;
+        int                       transparent;  /* accepted on a transparent listener */
         struct sbx__proxy_conn   *next;         /* e->done once finished */
 };
 
@@ -63,10 +74,15 @@ struct sbx__proxy_engine {
 };
 
 /* proxy.c */
-/* Record a refusal for x (host/addr may be NULL). */
+/* Record a refusal for x (host/addr may be NULL), via the proxy listener
+ * or (_via) another path. */
 void sbx__proxy_event(struct sbx__proxy_exec *x, int reason, int status,
                       const struct sbx__net_target *t, const struct sbx__net_addr *addr,
                       int addr_class);
+void sbx__proxy_event_via(struct sbx__proxy_exec *x, int via, int reason, int status,
+                          const struct sbx__net_target *t, const struct sbx__net_addr *addr,
+                          int addr_class);
+void sbx__proxy_poke(int efd);
 /* Start a thread with every signal blocked (the host's signals go to its
  * own threads) and the given stack size (0: the default).  0 or -errno. */
 int sbx__proxy_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, size_t stack);
@@ -75,6 +91,26 @@ int sbx__proxy_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, size_t
 void *sbx__proxy_conn_main(void *arg);
 /* proxy.c: the connection's last call (closes nothing; counts it out). */
 void sbx__proxy_conn_done(struct sbx__proxy_conn *c);
+/* conn.c: the addresses of an admitted target t (classes: its rules')
+ * that may be dialled, in the resolver's order, into out
+ * (SBX__NET_ADDRS_MAX) -- the literal itself for an address target.  0
+ * with *n > 0; 1 when none passed (*refused and *refused_class: the first
+ * one refused); -ECANCELED; or the resolver's -errno. */
+int sbx__proxy_checked_addrs(struct sbx__proxy_exec *x, const struct sbx__net_target *t,
+                             uint32_t classes, int cancel_fd, struct sbx__net_addr *out,
+                             size_t *n, struct sbx__net_addr *refused, int *refused_class);
+/* Dial addrs[0..n) at port in order, one deadline (the connect timeout)
+ * for all: the fd, -ECANCELED, or the last failure's -errno (*last: the
+ * index of the address it came from). */
+int sbx__proxy_dial_first(struct sbx__proxy_exec *x, const struct sbx__net_addr *addrs,
+                          size_t n, uint16_t port, int cancel_fd, size_t *last);
+
+/* transparent.c */
+/* The thread of a connection accepted on a transparent listener. */
+void *sbx__proxy_tconn_main(void *arg);
+/* Stop and join x's DNS answerers (x is cut already), free them.  Not
+ * under e->lock. */
+void sbx__proxy_dns_stop(struct sbx__proxy_exec *x);
 
 /* relay.c */
 int64_t sbx__proxy_now_ms(void);
@@ -109,5 +145,15 @@ void sbx__net_resolver_free(struct sbx__net_resolver *r);
  * lookup's -errno (-ENOENT: no such name). */
 int sbx__net_resolve(struct sbx__net_resolver *r, const char *host, int cancel_fd,
                      int64_t deadline_ms, struct sbx__net_addr *out, size_t max, size_t *n);
+/* The same in two steps, for a thread that waits on many lookups: start
+ * one (0, -EINVAL, -ENOMEM, -EBUSY), poll its fd (readable once it is
+ * done), end it: the answer as above when it is done, else -ETIMEDOUT
+ * (abandoned; out NULL abandons it in any case).  end frees the handle. */
+struct sbx__net_lookup;
+int sbx__net_resolve_start(struct sbx__net_resolver *r, const char *host,
+                           struct sbx__net_lookup **out);
+int sbx__net_lookup_fd(const struct sbx__net_lookup *l);
+int sbx__net_resolve_end(struct sbx__net_resolver *r, struct sbx__net_lookup *l,
+                         struct sbx__net_addr *out, size_t max, size_t *n);
 
 #endif /* SBX_NET_PROXY_INTERNAL_H */

@@ -20,20 +20,21 @@
 
 #include "net/proxy_internal.h"
 
-struct lookup {
+struct sbx__net_lookup {
         int                  refs;      /* the waiting connection, the queue/worker */
+        int                  done;
         int                  rc;
         int                  efd;       /* eventfd, written when done */
         char                 host[SBX__NET_NAME_MAX + 1];
         struct sbx__net_addr addrs[SBX__NET_ADDRS_MAX];
         size_t               n;
-        struct lookup       *next;
+        struct sbx__net_lookup *next;
 };
 
 struct sbx__net_resolver {
         pthread_mutex_t      lock;
         pthread_cond_t       cond;
-        struct lookup       *head, *tail;
+        struct sbx__net_lookup *head, *tail;
         size_t               queued, queue_max;
         int                  stopping;
         pthread_t           *threads;
@@ -105,7 +106,7 @@ int sbx__net_getaddrinfo(const char *host, struct sbx__net_addr *out, size_t max
         return k > 0 ? 0 : -ENOENT;
 }
 
-static void lookup_unref(struct lookup *l)
+static void lookup_unref(struct sbx__net_lookup *l)
 {
         /* the caller holds the resolver's lock */
         if (--l->refs == 0) {
@@ -120,7 +121,7 @@ static void *worker(void *arg)
 
         (void) pthread_mutex_lock(&r->lock);
         for (;;) {
-                struct lookup *l;
+                struct sbx__net_lookup *l;
                 struct sbx__net_addr addrs[SBX__NET_ADDRS_MAX];
                 size_t n = 0;
                 uint64_t one = 1;
@@ -145,6 +146,7 @@ static void *worker(void *arg)
                         rc = -ENOENT;
                 (void) pthread_mutex_lock(&r->lock);
                 l->rc = rc;
+                l->done = 1;
                 if (rc == 0) {
                         memcpy(l->addrs, addrs, n * sizeof(addrs[0]));
                         l->n = n;
@@ -171,7 +173,7 @@ void sbx__net_resolver_free(struct sbx__net_resolver *r)
                 (void) pthread_join(r->threads[i], NULL);
         /* Every connection has ended: what is queued is the queue's alone. */
         while (r->head != NULL) {
-                struct lookup *l = r->head;
+                struct sbx__net_lookup *l = r->head;
 
                 r->head = l->next;
                 lookup_unref(l);
@@ -210,11 +212,11 @@ sbx_code sbx__net_resolver_new(uint32_t threads, uint32_t queue_max, sbx__net_re
         return SBX_OK;
 }
 
-int sbx__net_resolve(struct sbx__net_resolver *r, const char *host, int cancel_fd,
-                     int64_t deadline_ms, struct sbx__net_addr *out, size_t max, size_t *n)
+int sbx__net_resolve_start(struct sbx__net_resolver *r, const char *host,
+                          struct sbx__net_lookup **out)
 {
-        struct lookup *l;
-        int w, rc;
+        struct sbx__net_lookup *l;
+        int rc;
 
         if (strlen(host) > SBX__NET_NAME_MAX)
                 return -EINVAL;
@@ -244,19 +246,46 @@ int sbx__net_resolve(struct sbx__net_resolver *r, const char *host, int cancel_f
         r->queued++;
         (void) pthread_cond_signal(&r->cond);
         (void) pthread_mutex_unlock(&r->lock);
+        *out = l;
+        return 0;
+}
 
-        w = sbx__proxy_wait(l->efd, POLLIN, cancel_fd, deadline_ms);
+int sbx__net_lookup_fd(const struct sbx__net_lookup *l)
+{
+        return l->efd;
+}
+
+int sbx__net_resolve_end(struct sbx__net_resolver *r, struct sbx__net_lookup *l,
+                         struct sbx__net_addr *out, size_t max, size_t *n)
+{
+        int rc = -ETIMEDOUT;
+
         (void) pthread_mutex_lock(&r->lock);
-        if (w > 0) {
+        if (l->done && out != NULL) {
                 rc = l->rc;
                 if (rc == 0) {
                         *n = l->n < max ? l->n : max;
                         memcpy(out, l->addrs, *n * sizeof(out[0]));
                 }
-        } else {
-                rc = w == 0 ? -ETIMEDOUT : w;
         }
         lookup_unref(l);
         (void) pthread_mutex_unlock(&r->lock);
         return rc;
+}
+
+int sbx__net_resolve(struct sbx__net_resolver *r, const char *host, int cancel_fd,
+                     int64_t deadline_ms, struct sbx__net_addr *out, size_t max, size_t *n)
+{
+        struct sbx__net_lookup *l = NULL;
+        int w, rc;
+
+        rc = sbx__net_resolve_start(r, host, &l);
+        if (rc < 0)
+                return rc;
+        w = sbx__proxy_wait(l->efd, POLLIN, cancel_fd, deadline_ms);
+        if (w <= 0) {
+                (void) sbx__net_resolve_end(r, l, NULL, 0, NULL);       /* abandoned */
+                return w == 0 ? -ETIMEDOUT : w;
+        }
+        return sbx__net_resolve_end(r, l, out, max, n);
 }
