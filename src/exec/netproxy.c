@@ -317,7 +317,7 @@ sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out, si
 #endif
         v = child->refusals;
         n = child->n_refusals;
-        if (max > 0)
+        if (max > 0 && n > 0)
                 memcpy(out, v, (n < max ? n : max) * sizeof(*out));
         *n_out = max == 0 ? n : (n < max ? n : max);
         if (dropped != NULL)
