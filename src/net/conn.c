@@ -228,12 +228,11 @@ static int dial_direct(struct conn_ctx *k, uint32_t classes, struct answer *a)
         return -1;
 }
 
-/* CONNECT target through the upstream; its answer's extra bytes go to
- * k->early.  The fd, -1 with *a filled, -2 when cut.  Never anything but
- * the upstream: a failure here is the request's end. */
-static int dial_upstream(struct conn_ctx *k, struct answer *a)
+int sbx__proxy_dial_upstream(struct sbx__proxy_exec *x, const char *target, int cancel_fd,
+                             char **early, size_t *early_len, char *why, size_t whysz)
 {
-        const struct sbx__net_upstream *u = &k->x->upstream;
+        const struct sbx__net_upstream *u = &x->upstream;
+        const struct sbx__proxy_limits *lim = &x->e->lim;
         struct sbx__net_addr addrs[SBX__NET_ADDRS_MAX];
         char up[SBX__NET_TARGET_TEXT], req[1024], *head = NULL;
         size_t n = 0, i, len = 0, end = 0;
@@ -241,49 +240,47 @@ static int dial_upstream(struct conn_ctx *k, struct answer *a)
         int rc = 0, fd = -1, code;
 
         (void) sbx__net_target_format(&u->target, up);
-        a->status = 502;
-        a->reason = SBX__NET_R_UPSTREAM;
         if (u->target.host.is_addr) {
                 addrs[0] = u->target.host.addr;
                 n = 1;
         } else {
-                rc = sbx__net_resolve(k->x->e->res, u->target.host.text, k->cancel_fd,
-                                      sbx__proxy_now_ms() + k->lim->resolve_timeout_ms,
+                rc = sbx__net_resolve(x->e->res, u->target.host.text, cancel_fd,
+                                      sbx__proxy_now_ms() + lim->resolve_timeout_ms,
                                       addrs, SBX__NET_ADDRS_MAX, &n);
                 if (rc == -ECANCELED)
                         return -2;
                 if (rc < 0) {
-                        (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: the upstream "
+                        (void) snprintf(why, whysz, "sandbox proxy: the upstream "
                                         "proxy %s does not resolve: %s (no direct connection "
                                         "is tried)\n", up, errtext(rc));
                         return -1;
                 }
         }
-        deadline = sbx__proxy_now_ms() + k->lim->connect_timeout_ms;
+        deadline = sbx__proxy_now_ms() + lim->connect_timeout_ms;
         for (i = 0; i < n && fd < 0; i++) {
-                fd = sbx__proxy_dial(&addrs[i], u->target.port, k->cancel_fd, deadline);
+                fd = sbx__proxy_dial(&addrs[i], u->target.port, cancel_fd, deadline);
                 if (fd == -ECANCELED)
                         return -2;
                 if (fd < 0)
                         rc = fd;
         }
         if (fd < 0) {
-                (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: the upstream proxy "
+                (void) snprintf(why, whysz, "sandbox proxy: the upstream proxy "
                                 "%s is unreachable: %s (no direct connection is tried)\n", up,
                                 strerror(-rc));
                 return -1;
         }
         len = (size_t) snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s%s%s"
-                                "\r\n", k->target, k->target,
-                                k->x->upstream_auth[0] ? "Proxy-Authorization: " : "",
-                                k->x->upstream_auth, k->x->upstream_auth[0] ? "\r\n" : "");
-        rc = len < sizeof(req) ? sbx__proxy_send_all(fd, req, len, k->cancel_fd, deadline)
+                                "\r\n", target, target,
+                                x->upstream_auth[0] ? "Proxy-Authorization: " : "",
+                                x->upstream_auth, x->upstream_auth[0] ? "\r\n" : "");
+        rc = len < sizeof(req) ? sbx__proxy_send_all(fd, req, len, cancel_fd, deadline)
                                : -EOVERFLOW;
         memset(req, 0, sizeof(req));
-        head = rc == 0 ? malloc(k->lim->head_max) : NULL;
+        head = rc == 0 ? malloc(lim->head_max) : NULL;
         len = 0;
-        while (head != NULL && end == 0 && len < k->lim->head_max) {
-                ssize_t got = recv(fd, head + len, k->lim->head_max - len, 0);
+        while (head != NULL && end == 0 && len < lim->head_max) {
+                ssize_t got = recv(fd, head + len, lim->head_max - len, 0);
 
                 if (got > 0) {
                         len += (size_t) got;
@@ -292,7 +289,7 @@ static int dial_upstream(struct conn_ctx *k, struct answer *a)
                         rc = -ECONNRESET;
                         break;
                 } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                        rc = sbx__proxy_wait(fd, POLLIN, k->cancel_fd, deadline);
+                        rc = sbx__proxy_wait(fd, POLLIN, cancel_fd, deadline);
                         if (rc <= 0) {
                                 rc = rc == 0 ? -ETIMEDOUT : rc;
                                 break;
@@ -314,13 +311,13 @@ static int dial_upstream(struct conn_ctx *k, struct answer *a)
                ? (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0') : 0;
         if (code / 100 != 2) {
                 if (code != 0)
-                        (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: the upstream "
+                        (void) snprintf(why, whysz, "sandbox proxy: the upstream "
                                         "proxy %s answered %d to CONNECT %s (no direct "
-                                        "connection is tried)\n", up, code, k->target);
+                                        "connection is tried)\n", up, code, target);
                 else
-                        (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: the upstream "
+                        (void) snprintf(why, whysz, "sandbox proxy: the upstream "
                                         "proxy %s gave no usable answer to CONNECT %s: %s (no "
-                                        "direct connection is tried)\n", up, k->target,
+                                        "direct connection is tried)\n", up, target,
                                         rc < 0 ? strerror(-rc) : "not HTTP");
                 free(head);
                 (void) close(fd);
@@ -328,8 +325,8 @@ static int dial_upstream(struct conn_ctx *k, struct answer *a)
         }
         if (len > end) {
                 memmove(head, head + end, len - end);
-                k->early = head;
-                k->early_len = len - end;
+                *early = head;
+                *early_len = len - end;
         } else {
                 free(head);
         }
@@ -401,7 +398,14 @@ static void serve(struct conn_ctx *k, char *buf)
                         return;
                 }
         }
-        ofd = k->x->has_upstream ? dial_upstream(k, &a) : dial_direct(k, classes, &a);
+        if (k->x->has_upstream) {
+                a.status = 502;
+                a.reason = SBX__NET_R_UPSTREAM;
+                ofd = sbx__proxy_dial_upstream(k->x, k->target, k->cancel_fd, &k->early,
+                                               &k->early_len, a.body, sizeof(a.body));
+        } else {
+                ofd = dial_direct(k, classes, &a);
+        }
         if (ofd < 0) {
                 if (ofd == -1 && a.status != 0)
                         refuse(k, &a, NULL, -1);

@@ -321,10 +321,11 @@ uint32_t sbx__proxy_exec_active(struct sbx__proxy_exec *x);
  * both; each duplicated, CLOEXEC, and the shared file description set
  * non-blocking; both end with the execution).  Call it again for a second
  * pair (IPv4 and IPv6): up to SBX__PROXY_TRANSPARENT_MAX of each.  Same
- * rules, events and release as the proxy listener; no credential.
+ * rules, upstream, events and release as the proxy listener; no
+ * credential.
  * SBX_E_INVALID (not a listening TCP / a UDP socket), SBX_E_RANGE (too
- * many), SBX_E_UNSUPPORTED (x has an upstream proxy), SBX_E_CLOSED
- * (released or stopping), SBX_E_INTERNAL.  Thread-safe.
+ * many), SBX_E_CLOSED (released or stopping), SBX_E_NOMEM,
+ * SBX_E_INTERNAL.  Thread-safe.
  */
 #define SBX__PROXY_TRANSPARENT_MAX 4
 sbx_code sbx__proxy_exec_transparent(struct sbx__proxy_exec *x, int tcp_listen_fd, int dns_fd,

@@ -105,6 +105,13 @@ int sbx__proxy_checked_addrs(struct sbx__proxy_exec *x, const struct sbx__net_ta
 int sbx__proxy_dial_first(struct sbx__proxy_exec *x, const struct sbx__net_addr *addrs,
                           size_t n, uint16_t port, int cancel_fd, size_t *last);
 
+/* conn.c: CONNECT target ("host:port") through x's upstream proxy.  The
+ * fd, with what the upstream sent after its answer in *early (malloc'd,
+ * the caller frees it; NULL when nothing); -1 with why filled ("sandbox
+ * proxy: ..."); -2 when cut.  Never anything but the upstream. */
+int sbx__proxy_dial_upstream(struct sbx__proxy_exec *x, const char *target, int cancel_fd,
+                             char **early, size_t *early_len, char *why, size_t whysz);
+
 /* transparent.c */
 /* The thread of a connection accepted on a transparent listener. */
 void *sbx__proxy_tconn_main(void *arg);

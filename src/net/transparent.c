@@ -341,6 +341,25 @@ static void serve(struct tconn *k)
                 refuse(k, SBX__NET_R_NOT_ALLOWED, 403, TLS_ALERT_ACCESS_DENIED, body, NULL, -1);
                 return;
         }
+        if (k->x->has_upstream) {
+                /* As for the proxy: the upstream resolves the name. */
+                char *early = NULL;
+                size_t early_len = 0;
+
+                ofd = sbx__proxy_dial_upstream(k->x, k->ttext, k->cancel_fd, &early, &early_len,
+                                               body, sizeof(body));
+                if (ofd == -1)
+                        refuse(k, SBX__NET_R_UPSTREAM, 502, TLS_ALERT_INTERNAL_ERROR, body,
+                               NULL, -1);
+                if (ofd >= 0) {
+                        sbx__proxy_relay(k->c->fd, ofd, k->cancel_fd, k->lim->idle_timeout_ms,
+                                         k->lim->relay_splice == 0, k->buf, k->have, early,
+                                         early_len);
+                        (void) close(ofd);
+                }
+                free(early);
+                return;
+        }
         rc = sbx__proxy_checked_addrs(k->x, &k->target, classes, k->cancel_fd, addrs, &n,
                                       &refused, &rcls);
         if (rc == -ECANCELED)
@@ -672,9 +691,6 @@ sbx_code sbx__proxy_exec_transparent(struct sbx__proxy_exec *x, int tcp_listen_f
                                  "TCP socket", fn);
         if (dns_fd >= 0 && !sock_is(dns_fd, SOCK_DGRAM))
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: dns_fd is not a UDP socket", fn);
-        if (x->has_upstream)
-                return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: transparent mode through an "
-                                 "upstream proxy is not built", fn);
         e = x->e;
         if (tcp_listen_fd >= 0 && (tfd = dup_nonblock(tcp_listen_fd)) < 0)
                 return sbx__fail(err, SBX_E_INTERNAL, -tfd, "%s: %s", fn, strerror(-tfd));

@@ -518,10 +518,6 @@ static void test_transparent__release_cuts_and_limits_hold(void **state)
 static void test_transparent__arguments(void **state)
 {
         const char *rules[] = { "origin.test", NULL };
-        struct sbx__net_upstream up;
-        struct sbx__proxy_config cfg;
-        struct sbx__net_rules rs = SBX__NET_RULES_INIT;
-        struct sbx__proxy_exec *x = NULL;
         struct tp p;
         uint16_t port = 0;
         int u, i, more[SBX__PROXY_TRANSPARENT_MAX];
@@ -552,17 +548,132 @@ static void test_transparent__arguments(void **state)
         for (i = 0; i < SBX__PROXY_TRANSPARENT_MAX; i++)
                 (void) close(more[i]);
 
-        /* Not through an upstream proxy (it would have to resolve). */
-        assert_int_equal(sbx__net_upstream_set(&up, "127.0.0.1:9", NULL, NULL, NULL), SBX_OK);
-        cfg.rules = &rs;
-        cfg.upstream = &up;
-        cfg.token = NULL;
-        assert_int_equal(sbx__proxy_exec_new(p.e, &cfg, p.plfd, &x, NULL), SBX_OK);
-        assert_sbx_fails(sbx__proxy_exec_transparent(x, p.tlfd, -1, err), SBX_E_UNSUPPORTED,
-                         "upstream");
-        sbx__proxy_exec_release(x);
-        sbx__net_upstream_clear(&up);
         tp_stop(&p);
+}
+
+/* An upstream proxy for one connection: CONNECT with its credential,
+ * then a tunnel to the origin (answer 200), or a refusal. */
+struct upstream {
+        int       lfd;
+        uint16_t  port, origin_port;
+        int       answer;
+        pthread_t thread;
+        char      head[2048];
+};
+
+static void *upstream_main(void *arg)
+{
+        struct upstream *u = arg;
+        struct pollfd pf = { u->lfd, POLLIN, 0 };
+        size_t len = 0;
+        int fd, ofd = -1;
+
+        if (poll(&pf, 1, IO_TIMEOUT_S * 1000) != 1 ||
+            (fd = accept4(u->lfd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+                return NULL;
+        set_timeouts(fd);
+        while (len + 1 < sizeof(u->head) && recv(fd, u->head + len, 1, 0) == 1)
+                if (++len >= 4 && memcmp(u->head + len - 4, "\r\n\r\n", 4) == 0)
+                        break;
+        if (u->answer == 200 && strstr(u->head, "Proxy-Authorization: Basic dXA6cHc=\r\n")) {
+                struct sockaddr_in a = sin_of("127.0.0.1", u->origin_port);
+
+                ofd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (connect(ofd, (struct sockaddr *) &a, sizeof(a)) < 0) {
+                        (void) close(ofd);
+                        ofd = -1;
+                }
+        }
+        if (ofd >= 0) {
+                char buf[4096];
+
+                (void) send(fd, "HTTP/1.1 200 OK\r\n\r\n", 19, MSG_NOSIGNAL);
+                for (;;) {
+                        struct pollfd p2[2] = { { fd, POLLIN, 0 }, { ofd, POLLIN, 0 } };
+                        int k;
+
+                        if (poll(p2, 2, IO_TIMEOUT_S * 1000) <= 0)
+                                break;
+                        k = p2[0].revents ? 0 : 1;
+                        {
+                                ssize_t n = recv(p2[k].fd, buf, sizeof(buf), 0);
+
+                                if (n <= 0 || send(p2[1 - k].fd, buf, (size_t) n,
+                                                   MSG_NOSIGNAL) != n)
+                                        break;
+                        }
+                }
+                (void) close(ofd);
+        } else {
+                (void) send(fd, "HTTP/1.1 403 Forbidden\r\n\r\n", 26, MSG_NOSIGNAL);
+        }
+        (void) close(fd);
+        return NULL;
+}
+
+static void test_transparent__through_the_upstream(void **state)
+{
+        struct sbx__net_upstream up;
+        struct sbx__net_rules rs = SBX__NET_RULES_INIT;
+        struct sbx__proxy_config cfg;
+        struct sbx__proxy_exec *x = NULL;
+        struct sbx__net_event ev[4];
+        struct upstream u;
+        struct origin o;
+        struct tp p;
+        char hp[32], rule[64];
+        const char *rules[] = { "nothing.test", NULL };
+        uint8_t hello[512], back[512];
+        size_t n;
+        int c, answer;
+        (void) state;
+
+        for (answer = 200; answer <= 403; answer += 203) {
+                origin_start(&o, ORIGIN_ECHO);
+                memset(&u, 0, sizeof(u));
+                u.origin_port = o.port;
+                u.answer = answer;
+                u.lfd = bound(SOCK_STREAM, "127.0.0.1", &u.port);
+                assert_int_equal(pthread_create(&u.thread, NULL, upstream_main, &u), 0);
+                /* A second execution on the engine, with the upstream. */
+                tp_start(&p, NULL, rules);
+                (void) snprintf(hp, sizeof(hp), "127.0.0.1:%u", u.port);
+                assert_int_equal(sbx__net_upstream_set(&up, hp, "up", "pw", NULL), SBX_OK);
+                (void) snprintf(rule, sizeof(rule), "web.test:%u", o.port);
+                assert_int_equal(sbx__net_rules_add(&rs, rule, NULL), SBX_OK);
+                cfg.rules = &rs;
+                cfg.upstream = &up;
+                cfg.token = NULL;
+                assert_int_equal(sbx__proxy_exec_new(p.e, &cfg, p.plfd, &x, NULL), SBX_OK);
+                sbx__net_rules_clear(&rs);
+                sbx__net_upstream_clear(&up);
+                sbx__proxy_exec_release(p.x);   /* the first one is not needed */
+                p.x = x;
+                (void) close(p.tlfd);
+                p.tport = 0;
+                p.tlfd = bound(SOCK_STREAM, "127.0.0.1", &p.tport);
+                assert_int_equal(sbx__proxy_exec_transparent(x, p.tlfd, -1, NULL), SBX_OK);
+                /* web.test resolves nowhere here: the upstream resolves it. */
+                c = tconnect(&p, "192.0.2.7", o.port, 0);
+                n = client_hello("web.test", hello, sizeof(hello));
+                send_all(c, hello, n);
+                if (answer == 200) {
+                        recv_n(c, back, n);
+                        assert_memory_equal(back, hello, n);
+                        assert_int_equal(events(&p, ev, 4), 0);
+                } else {
+                        expect_alert(c, 80);            /* internal_error */
+                        assert_int_equal(events(&p, ev, 4), 1);
+                        assert_int_equal(ev[0].reason, SBX__NET_R_UPSTREAM);
+                }
+                (void) close(c);
+                (void) pthread_join(u.thread, NULL);
+                (void) close(u.lfd);
+                (void) snprintf(rule, sizeof(rule), "CONNECT web.test:%u HTTP/1.1\r\n", o.port);
+                assert_memory_equal(u.head, rule, strlen(rule));
+                origin_join(&o);
+                tp_stop(&p);
+        }
 }
 
 /* Real TLS: openssl s_client (which knows nothing of proxies) reaches
@@ -728,6 +839,7 @@ int main(void)
                 cmocka_unit_test(test_transparent__malformed_and_slow_clients),
                 cmocka_unit_test(test_transparent__release_cuts_and_limits_hold),
                 cmocka_unit_test(test_transparent__arguments),
+                cmocka_unit_test(test_transparent__through_the_upstream),
                 cmocka_unit_test(test_transparent__real_tls_by_server_name),
         };
         return cmocka_run_group_tests(tests, group_setup, group_teardown);
