@@ -179,11 +179,12 @@ static void refuse_busy(struct sbx__proxy_exec *x, int fd, int transparent)
         char resp[512];
         size_t n = sbx__http_response(503, body, resp, sizeof(resp));
 
+        /* The event first: a client that sees the end may look for it. */
+        sbx__proxy_event_via(x, transparent ? SBX__NET_VIA_TRANSPARENT : SBX__NET_VIA_PROXY,
+                             SBX__NET_R_LIMIT, transparent ? 0 : 503, NULL, NULL, -1);
         if (!transparent)
                 (void) send(fd, resp, n, MSG_NOSIGNAL | MSG_DONTWAIT);
         (void) close(fd);
-        sbx__proxy_event_via(x, transparent ? SBX__NET_VIA_TRANSPARENT : SBX__NET_VIA_PROXY,
-                             SBX__NET_R_LIMIT, transparent ? 0 : 503, NULL, NULL, -1);
 }
 
 /* Accept what is waiting on lfd, a listener of x (transparent or not).
