@@ -309,6 +309,7 @@ static void serve(struct tconn *k)
              ? k->lim->origdst(k->c->fd, &k->orig, &k->oport, k->lim->origdst_userdata)
              : sbx__net_original_dst(k->c->fd, &k->orig, &k->oport, NULL);
         if (rc < 0 || k->oport == 0) {
+                k->oport = 0;                   /* no target to name */
                 refuse(k, SBX__NET_R_ORIGINAL, 0, 0, NULL, NULL, -1);
                 return;
         }
