@@ -171,6 +171,11 @@ int sbx__plan_copy_allow(struct sbx_plan *plan, const char *const *v, size_t n);
 /* The port of the egress proxy's listener on 127.0.0.1 inside a proxied
  * spawn's own network namespace (nothing else is there). */
 #define SBX__PROXY_PORT 3128
+/* Transparent mode: the listener every other outbound TCP connection is
+ * redirected to, and the DNS answerer's UDP port (127.0.0.1, the same
+ * namespace). */
+#define SBX__TPROXY_PORT 3129
+#define SBX__DNS_PORT    3153
 /* 1 if plan's network goes through the egress proxy: an allowlist, the
  * network not Allow, a sandboxed plan. */
 #define sbx__plan_proxied(p) \

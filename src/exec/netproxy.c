@@ -216,10 +216,22 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
                 child->proxy = x;
                 child->egress = SBX_EGRESS_PROXY_ONLY;
         }
+        /* Transparent mode: the namespace already redirects every other
+         * connection and DNS query to these; serve them, or the spawn
+         * fails (an unserved listener would hold connections open). */
+        if (r == SBX_OK && (child->net_tfd >= 0 || child->net_dfd >= 0)) {
+                r = sbx__proxy_exec_transparent(x, child->net_tfd, child->net_dfd, err);
+                if (r == SBX_OK)
+                        child->egress = SBX_EGRESS_TRANSPARENT;
+        }
 out:
         sbx__net_rules_clear(&rules);
         (void) close(child->net_fd);
-        child->net_fd = -1;
+        if (child->net_tfd >= 0)
+                (void) close(child->net_tfd);
+        if (child->net_dfd >= 0)
+                (void) close(child->net_dfd);
+        child->net_fd = child->net_tfd = child->net_dfd = -1;
         return r;
 }
 

@@ -59,32 +59,59 @@ static int drop_caps(int cap_last)
         return 0;
 }
 
-/* The egress proxy's listener in this network namespace: a TCP socket on
- * 127.0.0.1:SBX__PROXY_PORT, listening, sent to the parent over sock (it
- * serves it from outside, docs/network.md); the namespace's copy closed.
- * 0 or -errno.  Async-signal-safe. */
-static int proxy_listener(int sock)
+/* A socket of type bound to 127.0.0.1:port (listening, for a stream),
+ * or -errno.  Async-signal-safe. */
+static int lo_socket(int type, uint16_t port)
 {
-        union {
-                struct cmsghdr h;
-                char b[CMSG_SPACE(sizeof(int))];
-        } cm;
         struct sockaddr_in sin;
-        struct msghdr mh;
-        struct iovec iov;
-        char tag = 'P';
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), r = 0;
+        int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), r;
 
         if (fd < 0)
                 return -errno;
         memset(&sin, 0, sizeof(sin));
         sin.sin_family = AF_INET;
-        sin.sin_port = htons(SBX__PROXY_PORT);
+        sin.sin_port = htons(port);
         sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0 || listen(fd, 128) < 0) {
+        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0 ||
+            (type == SOCK_STREAM && listen(fd, 128) < 0)) {
                 r = -errno;
                 (void) close(fd);
                 return r;
+        }
+        return fd;
+}
+
+/*
+ * The egress proxy's sockets in this network namespace, sent to the
+ * parent over sock (it serves them from outside, docs/network.md): the
+ * proxy listener on 127.0.0.1:SBX__PROXY_PORT; with transparent mode also
+ * the transparent listener and the DNS socket, once the route and the
+ * redirect rules are in (nft.c).  The tag byte says which: 'T' all three,
+ * 'P' the proxy listener alone (transparent mode could not be set up:
+ * every other connection then has no route, or is refused).  The
+ * namespace's copies are closed.  0 or -errno.  Async-signal-safe.
+ */
+static int proxy_sockets(int sock, int transparent, const struct sbx__nft_msgs *nft)
+{
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(3 * sizeof(int))];
+        } cm;
+        struct msghdr mh;
+        struct iovec iov;
+        char tag = 'P';
+        int fds[3] = { -1, -1, -1 }, n = 1, r = 0, i, failed;
+
+        fds[0] = lo_socket(SOCK_STREAM, SBX__PROXY_PORT);
+        if (fds[0] < 0)
+                return fds[0];
+        if (transparent) {
+                fds[1] = lo_socket(SOCK_STREAM, SBX__TPROXY_PORT);
+                fds[2] = lo_socket(SOCK_DGRAM, SBX__DNS_PORT);
+                if (fds[1] >= 0 && fds[2] >= 0 && sbx__nft_apply(nft, &failed) == 0) {
+                        tag = 'T';
+                        n = 3;
+                }
         }
         memset(&mh, 0, sizeof(mh));
         memset(&cm, 0, sizeof(cm));
@@ -93,14 +120,16 @@ static int proxy_listener(int sock)
         mh.msg_iov = &iov;
         mh.msg_iovlen = 1;
         mh.msg_control = cm.b;
-        mh.msg_controllen = sizeof(cm.b);
+        mh.msg_controllen = CMSG_SPACE((size_t) n * sizeof(int));
         CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
         CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
-        CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), &fd, sizeof(int));
+        CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN((size_t) n * sizeof(int));
+        memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, (size_t) n * sizeof(int));
         if (sendmsg(sock, &mh, MSG_NOSIGNAL) != 1)
                 r = -errno;
-        (void) close(fd);
+        for (i = 0; i < 3; i++)
+                if (fds[i] >= 0)
+                        (void) close(fds[i]);
         return r;
 }
 
@@ -748,7 +777,7 @@ static void rung1_root(struct sbx__prep *p)
         if (p->net_ns && (AT(STEP_LOOPBACK) ? (r = -EPERM) : (r = loopback_up())) < 0)
                 sbx__child_fail(&p->ch, STEP_LOOPBACK, r, 0);
         if (p->proxy_sock[1] >= 0) {
-                if ((r = proxy_listener(p->proxy_sock[1])) < 0)
+                if ((r = proxy_sockets(p->proxy_sock[1], p->transparent, &p->nft)) < 0)
                         sbx__child_fail(&p->ch, STEP_LOOPBACK, r, 1);
                 (void) close(p->proxy_sock[1]);
                 p->proxy_sock[1] = -1;

@@ -333,39 +333,48 @@ static int visible_in_view(const char *path, void *arg)
  * missing socket is -1 (its connect fails with ENOENT); anything but a
  * socket there fails the spawn.
  */
-/* The one fd a child sent on sock (SCM_RIGHTS, received CLOEXEC), or
- * -errno.  Never blocks. */
-static int recv_fd(int sock)
+/* The fds a child sent on sock (SCM_RIGHTS, received CLOEXEC): up to 3
+ * into fds (the rest -1) and its tag byte.  0 or -errno.  Never blocks. */
+static int recv_fds(int sock, int fds[3], char *tag)
 {
         union {
                 struct cmsghdr h;
-                char b[CMSG_SPACE(sizeof(int))];
+                char b[CMSG_SPACE(3 * sizeof(int))];
         } cm;
         struct msghdr mh;
         struct cmsghdr *c;
         struct iovec iov;
-        char tag;
-        int fd = -1;
-        ssize_t n;
+        size_t n, i;
+        ssize_t got;
 
+        fds[0] = fds[1] = fds[2] = -1;
         memset(&mh, 0, sizeof(mh));
-        iov.iov_base = &tag;
+        iov.iov_base = tag;
         iov.iov_len = 1;
         mh.msg_iov = &iov;
         mh.msg_iovlen = 1;
         mh.msg_control = cm.b;
         mh.msg_controllen = sizeof(cm.b);
         do
-                n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        if (n != 1)
-                return n < 0 ? -errno : -EPIPE;
+                got = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        while (got < 0 && errno == EINTR);
+        if (got != 1)
+                return got < 0 ? -errno : -EPIPE;
         c = CMSG_FIRSTHDR(&mh);
         if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-            c->cmsg_len != CMSG_LEN(sizeof(int)) || (mh.msg_flags & MSG_CTRUNC))
+            c->cmsg_len < CMSG_LEN(sizeof(int)) || (mh.msg_flags & MSG_CTRUNC))
                 return -EPROTO;
-        memcpy(&fd, CMSG_DATA(c), sizeof(int));
-        return fd;
+        n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (i = 0; i < n && i < 3; i++)
+                memcpy(&fds[i], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        if ((*tag == 'T' && n != 3) || (*tag == 'P' && n != 1) || (*tag != 'T' && *tag != 'P')) {
+                for (i = 0; i < 3; i++)
+                        if (fds[i] >= 0)
+                                (void) close(fds[i]);
+                fds[0] = fds[1] = fds[2] = -1;
+                return -EPROTO;
+        }
+        return 0;
 }
 
 int sbx__ladder_lookup(int rung, const struct sbx_plan *plan, const char *home,
@@ -652,11 +661,19 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
          * namespace (rung 1 only: rung 2 has none, and fails closed on the
          * guarantees below). */
         if (rung == 1 && sbx__plan_proxied(plan)) {
+                struct sbx__nft_spec spec = { SBX__TPROXY_PORT, SBX__DNS_PORT, SBX__NFT_NO_IPV6 };
+
                 if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.proxy_sock) < 0) {
                         r = sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the proxy "
                                       "listener failed", fn);
                         goto fail;
                 }
+                /* Transparent mode: the child applies these; IPv4 only
+                 * (IPv6 beyond ::1 has no route: refused, not leaked). */
+                r = sbx__nft_build(&spec, &p.nft, err);
+                if (r != SBX_OK)
+                        goto fail;
+                p.transparent = 1;
         }
         if (rung == 1) {
                 (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
@@ -749,14 +766,20 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         }
         atomic_store(&rung_proven[rung - 1], 1);
         if (p.proxy_sock[0] >= 0) {
-                /* Sent before the command's execve, so it is there now. */
-                child->net_fd = recv_fd(p.proxy_sock[0]);
-                if (child->net_fd < 0) {
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -child->net_fd,
+                /* Sent before the command's execve, so they are there now. */
+                int fds[3];
+                char tag = 0;
+
+                rc = recv_fds(p.proxy_sock[0], fds, &tag);
+                if (rc < 0) {
+                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
                                       "%s: the proxy listener did not arrive from the sandbox",
                                       fn);
                         goto fail;
                 }
+                child->net_fd = fds[0];
+                child->net_tfd = fds[1];
+                child->net_dfd = fds[2];        /* -1 unless transparent mode ('T') */
                 (void) close(p.proxy_sock[0]);
                 (void) close(p.proxy_sock[1]);
                 p.proxy_sock[0] = p.proxy_sock[1] = -1;

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "linux/linux_internal.h"
+#include "linux/nft.h"
 
 #define SBX__RESOLVER_DIR "/run/systemd/resolve"
 
@@ -196,6 +197,11 @@ struct sbx__prep {
         /* A proxied plan (rung 1): the child sends its proxy listener over
          * proxy_sock[1]; the parent keeps [0].  -1 = none. */
         int            proxy_sock[2];
+        /* Transparent mode (nft.c): the route and rules the child applies
+         * in its network namespace before it sends its listeners; on
+         * failure it sends the proxy listener alone (proxy-only). */
+        int            transparent;
+        struct sbx__nft_msgs nft;
 };
 
 /* The zygote's protocol on its SOCK_SEQPACKET control pair.  One request

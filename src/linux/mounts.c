@@ -112,6 +112,7 @@ void sbx__prep_free(struct sbx__prep *p)
         free(p->exec_path);
         sbx_strv_free(p->envp);
         sbx__seccomp_free(&p->bpf);
+        sbx__nft_msgs_free(&p->nft);
         if (p->ruleset_fd >= 0)
                 close(p->ruleset_fd);
         p->ruleset_fd = -EBADF;

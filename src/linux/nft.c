@@ -22,10 +22,10 @@
  *   table inet sbx {
  *     chain nat_output {
  *       type nat hook output priority -100; policy accept;
+ *       meta l4proto udp udp dport 53 redirect to :DNS_PORT   (loopback too)
  *       ip daddr 127.0.0.0/8 accept
  *       ip6 daddr ::1 accept
  *       meta l4proto tcp redirect to :TCP_PORT
- *       meta l4proto udp udp dport 53 redirect to :DNS_PORT
  *     }
  *     chain filter_output {
  *       type filter hook output priority 0; policy drop;
@@ -431,12 +431,15 @@ static int put_family(struct bld *bd, int fam)
 
         e = put_table(bd, fam);
         e = e ? e : put_chain(bd, fam, "nat_output", "nat", -100, NF_ACCEPT, T_NAT_CHAIN);
+        /* DNS first, to loopback too: a resolv.conf naming a local stub
+         * resolver (systemd-resolved's 127.0.0.53, which the namespace does
+         * not have) still reaches the answerer. */
+        e = e ? e : put_rule(bd, fam, "nat_output", R_DNS_REDIRECT, T_NAT_DNS);
         if (v4)
                 e = e ? e : put_rule(bd, fam, "nat_output", R_LO4_ACCEPT, T_NAT_LO4);
         if (v6)
                 e = e ? e : put_rule(bd, fam, "nat_output", R_LO6_ACCEPT, T_NAT_LO6);
         e = e ? e : put_rule(bd, fam, "nat_output", R_TCP_REDIRECT, T_NAT_TCP);
-        e = e ? e : put_rule(bd, fam, "nat_output", R_DNS_REDIRECT, T_NAT_DNS);
         e = e ? e : put_chain(bd, fam, "filter_output", "filter", 0, NF_DROP, T_FILTER_CHAIN);
         if (v4)
                 e = e ? e : put_rule(bd, fam, "filter_output", R_LO4_ACCEPT, T_FILTER_LO4);

@@ -193,6 +193,34 @@ static int proxy_connect(const char *hostport)
         return strncmp(resp, "pong", 4) == 0 ? 0 : 5;
 }
 
+/* A plain HTTP GET straight to ip:port (no proxy variables: a tool that
+ * ignores them), with "Host: host"; the response on stdout.  0 for a 200,
+ * 3 for another answer or none, 2 when the connection failed. */
+static int http_direct(const char *ip, const char *port, const char *host)
+{
+        struct sockaddr_in sin;
+        char req[1024], resp[8192];
+        int fd;
+
+        memset(&sin, 0, sizeof(sin));
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons((uint16_t) atoi(port));
+        if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
+                return 120;
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0)
+                return 2;
+        (void) snprintf(req, sizeof(req), "GET /direct HTTP/1.1\r\nHost: %.200s\r\n"
+                        "Connection: close\r\n\r\n", host);
+        if (write(fd, req, strlen(req)) != (ssize_t) strlen(req))
+                return 2;
+        (void) read_all(fd, resp, sizeof(resp));
+        (void) close(fd);
+        fputs(resp, stdout);
+        return strncmp(resp, "HTTP/1.1 200", 12) == 0 || strncmp(resp, "HTTP/1.0 200", 12) == 0
+               ? 0 : 3;
+}
+
 /* A private loopback: bind a TCP listener on `host` (127.0.0.1 or ::1),
  * port `port` (0 = any), connect to it, exchange a byte both ways; then a
  * UDP datagram to a socket bound the same way.  0 if all of it worked. */
@@ -802,6 +830,10 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "proxy-get") == 0) {
                 NEED(1);
                 return proxy_get(a, b != NULL && strcmp(b, "noauth") == 0);
+        }
+        if (strcmp(cmd, "http-direct") == 0) {
+                NEED(3);
+                return http_direct(a, b, argv[4]);
         }
         if (strcmp(cmd, "proxy-connect") == 0) {
                 NEED(1);

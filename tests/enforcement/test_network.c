@@ -10,6 +10,9 @@
  *     reaches nothing; no credential is a 407; a name that resolves to
  *     loopback is refused unless its entry names the class (+loopback);
  *     the report claims target- and address-network, not network-deny;
+ *   - transparent mode: a client that ignores the proxy variables and
+ *     dials an address directly is held to the same rules (an allowed Host
+ *     reaches the host's server, an unlisted one nothing);
  *   - rung 2 (landlock) cannot enforce an allowlist: the spawn fails
  *     closed;
  *   - an executor run with a network.proxy-target.v1 grant reaches that
@@ -115,6 +118,20 @@ static sbx_profile *allow_profile(struct fx *f, const char *const *v, size_t n, 
         return profile_edit(f, SBX_MODE_READ_ONLY, 0, set_hosts, &h);
 }
 
+/* The probe's verb with three arguments under `p`, stdout captured. */
+static int probe_out3(struct fx *f, int32_t backend, const sbx_profile *p, const char *verb,
+                      const char *a1, const char *a2, const char *a3, struct res *res)
+{
+        const char *argv[] = { f->probe, "out", "3", verb, a1, a2, a3, NULL };
+        struct ro o;
+
+        memset(&o, 0, sizeof(o));
+        o.capture = 1;
+        o.may_fail = 1;
+        run_profile(f, backend, p, argv, &o, res);
+        return res->spawned ? ecode(res->status) : -1;
+}
+
 /* The probe's verb under `p`, its stdout captured; the exit code. */
 static int probe_out(struct fx *f, int32_t backend, const sbx_profile *p, const char *verb,
                      const char *a1, const char *a2, struct res *res)
@@ -207,6 +224,23 @@ static void test_network__allowlist_through_the_proxy(void **state)
                 (void) probe_out(f, SBX_BACKEND_NATIVE, p, "udp", "127.0.0.1", uport, res);
                 CHECK(f, recv(u, &b, 1, 0) < 0, "a datagram reached the host's UDP socket");
         }
+
+        /* Transparent mode: a client that ignores the proxy variables and
+         * connects straight to an address (192.0.2.7, a documentation
+         * address: the sandbox's namespace has no route but its lo, where
+         * the redirect sends it; nothing leaves) is held to the same
+         * rules, by the Host it names and the port it dialled. */
+        before = web.accepted;
+        s = probe_out3(f, SBX_BACKEND_NATIVE, p, "http-direct", "192.0.2.7", web.port,
+                       entry[0], res);
+        CHECK(f, s == 0 && strstr(res->out, "hello-from-host") != NULL &&
+              web.accepted == before + 1 && strstr(web.last, "GET /direct") != NULL,
+              "transparent, an allowed Host: exit %d, %.200s", s, res->out);
+        s = probe_out3(f, SBX_BACKEND_NATIVE, p, "http-direct", "192.0.2.7", other.port,
+                       target, res);
+        CHECK(f, s != 0 && other.accepted == 0, "transparent, an unlisted target: exit %d, "
+              "%d requests", s, other.accepted);
+        before = web.accepted;
 
         /* no credential: 407, nothing reached */
         snprintf(url, sizeof(url), "http://127.0.0.1:%s/no-credential", web.port);

@@ -365,7 +365,7 @@ static void print_policy(FILE *f, const struct explain *x)
                         fputs(i > 0 ? "," : "", f);
                         json_str(f, o->allow_hosts[i]);
                 }
-                fputs(o->n_hosts > 0 ? "],\"allow_hosts_enforced\":true,\"egress\":\"proxy-only\","
+                fputs(o->n_hosts > 0 ? "],\"allow_hosts_enforced\":true,\"egress\":\"proxy,transparent-where-available\","
                       "\"sources\":[" : "],\"allow_hosts_enforced\":false,\"sources\":[", f);
         } else {
                 fputs("policy:", f);
@@ -382,11 +382,14 @@ static void print_policy(FILE *f, const struct explain *x)
                         print_shell_word(f, o->allow_hosts[i]);
                 }
                 fputs(o->n_hosts == 0 ? " none\n"
-                      : "\negress: proxy-only (the egress proxy in the sandbox's own network, "
-                        "named by http_proxy/https_proxy/ALL_PROXY: only these targets; a name "
-                        "resolving to a loopback, private, link-local, CGNAT or metadata "
-                        "address is refused unless an entry names that address or a +CLASS; "
-                        "a tool that ignores the proxy variables reaches nothing)\n", f);
+                      : "\negress: the egress proxy in the sandbox's own network, named by "
+                        "http_proxy/https_proxy/ALL_PROXY, and transparent where the kernel "
+                        "allows (every other TCP connection and DNS query redirected to the "
+                        "same checks by TLS server name, HTTP Host or address; otherwise "
+                        "proxy-only: a tool that ignores the proxy variables reaches nothing): "
+                        "only these targets; a name resolving to a loopback, private, "
+                        "link-local, CGNAT or metadata address is refused unless an entry "
+                        "names that address or a +CLASS\n", f);
                 fputs("sources:\n", f);
         }
         source(f, &first, "mode", sbx_mode_name(o->mode), &o->mode_from, "default");
