@@ -924,6 +924,60 @@ static int accepted_within(int lfd, int ms)
         return 1;
 }
 
+/* --allow-host: a refused target is named after the run, with the flag
+ * that would allow it; --json says the same as one object. */
+static void test_cli__allow_host_names_refused_targets(void **state)
+{
+        char allowed[64], url[96], want[256];
+        int port, oport, lfd, other;
+        struct result r;
+        (void) state;
+
+        need_backend();
+        if (strcmp(probe, self_exe) == 0) {
+                if (require_all())
+                        fail_msg("--allow-host needs the sbx-probe binary ($SBX_PROBE)");
+                return;
+        }
+        lfd = listen_loopback(&port);
+        other = listen_loopback(&oport);
+        (void) snprintf(allowed, sizeof(allowed), "127.0.0.1:%d", port);
+        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%d/", oport);
+        {
+                const char *const args[] = { "--workspace", ws, "--allow-read", probe_dir,
+                                             "--allow-host", allowed, "--", probe, "proxy-get",
+                                             url, NULL };
+
+                run_cli(args, NULL, &r);
+        }
+        if (r.status == 125 && strstr(r.err, "target-network") != NULL) {
+                /* not rung 1 here: an allowlist fails closed */
+                result_free(&r);
+        } else {
+                (void) snprintf(want, sizeof(want), "network: 127.0.0.1:%d was refused: not in "
+                                "the allowlist; to allow it: --allow-host 127.0.0.1:%d", oport,
+                                oport);
+                if (strstr(r.err, want) == NULL)
+                        fail_msg("status %d, stderr %s (want \"%s\")", r.status, r.err, want);
+                assert_false(accepted_within(other, 0));
+                result_free(&r);
+                {
+                        const char *const args[] = { "--json", "--workspace", ws, "--allow-read",
+                                                     probe_dir, "--allow-host", allowed, "--",
+                                                     probe, "proxy-get", url, NULL };
+
+                        run_cli(args, NULL, &r);
+                }
+                (void) snprintf(want, sizeof(want), "{\"network_refused\":[{\"host\":"
+                                "\"127.0.0.1\",\"port\":%d,\"reason\":\"not-allowed\"", oport);
+                if (strstr(r.err, want) == NULL)
+                        fail_msg("--json: stderr %s (want %s)", r.err, want);
+                result_free(&r);
+        }
+        close(lfd);
+        close(other);
+}
+
 static void test_cli__network_deny_and_allow(void **state)
 {
         char port_s[16];
@@ -1481,6 +1535,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__confined_argv_runs_confined),
                 cmocka_unit_test(test_cli__broad_workspace_refused_unless_forced),
                 cmocka_unit_test(test_cli__allow_unix),
+                cmocka_unit_test(test_cli__allow_host_names_refused_targets),
                 cmocka_unit_test(test_cli__timeout_kills_the_tree),
                 cmocka_unit_test(test_cli__option_mistakes_are_errors),
                 cmocka_unit_test(test_cli__toolchains_run_secrets_stay_hidden),
