@@ -16,46 +16,11 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "enforcement/spawn_util.h"
+#include "conformance/conformance.h"
 
 #include <dirent.h>
 #include <pthread.h>
 #include <sys/prctl.h>
-
-static int selected(struct fx *f, size_t b)
-{
-        const char *want = getenv("SBX_CONFORMANCE_BACKEND");
-
-        if (want != NULL && want[0] != '\0' && strcmp(want, sbx_backend_name(BACKENDS[b])) != 0)
-                return 0;
-        return backend_usable(f, BACKENDS[b]);
-}
-
-static sbx_executor_set *new_set(struct fx *f, const sbx_profile *p, int32_t backend)
-{
-        sbx_executor_set_options o = SBX_EXECUTOR_SET_OPTIONS_INIT;
-        sbx_executor_set *s = NULL;
-        sbx_error e = { 0, 0, { 0 } };
-        char root[PATH_MAX];
-
-        join(root, f->outside, "scratch");
-        o.scratch_root = root;
-        o.max_executors = 2;
-        o.backend = backend;
-        if (sbx_executor_set_new(p, &o, &s, &e) != SBX_OK)
-                fail_msg("sbx_executor_set_new: %s", e.message);
-        return s;
-}
-
-static sbx_executor *get(sbx_executor_set *s, const char *key)
-{
-        sbx_executor *ex = NULL;
-        sbx_error e = { 0, 0, { 0 } };
-
-        if (sbx_executor_set_get(s, key, &ex, &e) != SBX_OK)
-                fail_msg("sbx_executor_set_get(%s): %s", key, e.message);
-        return ex;
-}
 
 /* Run cmd; 1 if it exited 0 with `want` as its whole stdout (NULL: any). */
 static int run_ok(struct fx *f, sbx_executor *ex, const char *cmd, const char *want)
@@ -187,7 +152,7 @@ static void test_warm__leftovers_die_with_the_run(void **state)
                         continue;
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
                 p = make_profile(f, SBX_MODE_READ_ONLY, 0);
-                s = new_set(f, p, BACKENDS[b]);
+                s = new_set(f, p, BACKENDS[b], 2);
                 a = get(s, "a");
                 for (i = 0; i < 3; i++) {
                         /* detached: a new session, no pipe held, reparented */
@@ -224,7 +189,7 @@ static void test_warm__killed_zygote_is_replaced(void **state)
                         continue;
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
                 p = make_profile(f, SBX_MODE_READ_ONLY, 0);
-                s = new_set(f, p, BACKENDS[b]);
+                s = new_set(f, p, BACKENDS[b], 2);
                 a = get(s, "a");
                 CHECK(f, run_ok(f, a, "echo one", "one\n"), "first run");
                 killed = kill_children();
@@ -261,7 +226,7 @@ static void test_warm__host_death_ends_the_tree(void **state)
                 host = fork();
                 assert_true(host >= 0);
                 if (host == 0) {
-                        sbx_executor_set *s = new_set(f, p, BACKENDS[b]);
+                        sbx_executor_set *s = new_set(f, p, BACKENDS[b], 2);
                         sbx_executor *a = get(s, "a");
                         char cmd[256];
 
@@ -317,7 +282,7 @@ static void test_warm__new_git_dir_is_protected(void **state)
                 set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, NULL);
                 rm_tree(P(f->ws, "sub"));
                 p = make_profile(f, SBX_MODE_WORKSPACE_WRITE, 0);
-                s = new_set(f, p, BACKENDS[b]);
+                s = new_set(f, p, BACKENDS[b], 2);
                 a = get(s, "a");
                 CHECK(f, run_ok(f, a, "echo warm > warm.txt", ""), "first run");
                 /* The host makes a repository the zygote has not seen. */
@@ -378,7 +343,7 @@ static void test_warm__busy_zygote_and_many_runs(void **state)
                         continue;
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
                 p = make_profile(f, SBX_MODE_READ_ONLY, 0);
-                s = new_set(f, p, BACKENDS[b]);
+                s = new_set(f, p, BACKENDS[b], 2);
                 a = get(s, "a");
                 CHECK(f, run_ok(f, a, "true", NULL), "first run");
                 fds0 = fx_count_fds();
