@@ -505,8 +505,12 @@ void parse_args(int argc, char **argv, struct opts *o)
                         add_host(o, val, &from);
                         break;
                 case OPT_BACKEND:
+                        /* This CLI runs the Linux backends (the Windows one
+                         * has its own, tools/sandbox-run/windows/). */
                         if (sbx_backend_parse(val, &o->backend, NULL) != SBX_OK ||
-                            o->backend == SBX_BACKEND_UNAVAILABLE)
+                            o->backend == SBX_BACKEND_UNAVAILABLE ||
+                            o->backend == SBX_BACKEND_SEATBELT ||
+                            o->backend == SBX_BACKEND_WINDOWS)
                                 bad_value(c, val);
                         o->backend_from.flag = "--backend";
                         break;
