@@ -123,7 +123,8 @@ struct sbx_child {
          * (struct sbx__proxy_exec *), released with the child. */
         int      net_fd;
         int      net_tfd, net_dfd;      /* transparent mode: its TCP listener and DNS
-                                         * socket there; -1 = none */
+                                         * socket there (127.0.0.1); -1 = none */
+        int      net_tfd6, net_dfd6;    /* the same on [::1]; -1 = none */
         int32_t  egress;                /* sbx_egress the spawn achieved */
         void    *proxy;
         /* The proxy's refusals, kept when its execution was released

@@ -26,7 +26,7 @@ sbx_child *sbx__child_new(int32_t backend)
                 return NULL;
         c->pid = -1;
         c->pidfd = -1;
-        c->net_fd = c->net_tfd = c->net_dfd = -1;
+        c->net_fd = c->net_tfd = c->net_dfd = c->net_tfd6 = c->net_dfd6 = -1;
         c->backend = backend;
         return c;
 }

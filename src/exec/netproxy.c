@@ -178,6 +178,21 @@ nomem:
         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
 }
 
+/* The listeners the backend brought out of the child's namespace, closed
+ * (the engine holds its own duplicates). */
+static void close_net(sbx_child *child)
+{
+        int *v[5] = { &child->net_fd, &child->net_tfd, &child->net_dfd, &child->net_tfd6,
+                      &child->net_dfd6 };
+        size_t i;
+
+        for (i = 0; i < 5; i++) {
+                if (*v[i] >= 0)
+                        (void) close(*v[i]);
+                *v[i] = -1;
+        }
+}
+
 sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
                               sbx_error *err)
 {
@@ -221,17 +236,15 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
          * fails (an unserved listener would hold connections open). */
         if (r == SBX_OK && (child->net_tfd >= 0 || child->net_dfd >= 0)) {
                 r = sbx__proxy_exec_transparent(x, child->net_tfd, child->net_dfd, err);
+                if (r == SBX_OK && (child->net_tfd6 >= 0 || child->net_dfd6 >= 0))
+                        r = sbx__proxy_exec_transparent(x, child->net_tfd6, child->net_dfd6,
+                                                        err);
                 if (r == SBX_OK)
                         child->egress = SBX_EGRESS_TRANSPARENT;
         }
 out:
         sbx__net_rules_clear(&rules);
-        (void) close(child->net_fd);
-        if (child->net_tfd >= 0)
-                (void) close(child->net_tfd);
-        if (child->net_dfd >= 0)
-                (void) close(child->net_dfd);
-        child->net_fd = child->net_tfd = child->net_dfd = -1;
+        close_net(child);
         return r;
 }
 
@@ -278,13 +291,7 @@ void sbx__netproxy_release(sbx_child *child)
                 sbx__proxy_exec_release(child->proxy);
         }
         child->proxy = NULL;
-        if (child->net_fd >= 0)
-                (void) close(child->net_fd);
-        if (child->net_tfd >= 0)
-                (void) close(child->net_tfd);
-        if (child->net_dfd >= 0)
-                (void) close(child->net_dfd);
-        child->net_fd = child->net_tfd = child->net_dfd = -1;
+        close_net(child);
 }
 
 size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t max,

@@ -59,12 +59,13 @@ static int drop_caps(int cap_last)
         return 0;
 }
 
-/* A socket of type bound to 127.0.0.1:port (listening, for a stream),
- * or -errno.  Async-signal-safe. */
-static int lo_socket(int type, uint16_t port)
+/* A socket of type bound to 127.0.0.1:port (v6: [::1]:port, IPv6 only),
+ * listening for a stream, or -errno.  Async-signal-safe. */
+static int lo_socket(int v6, int type, uint16_t port)
 {
         struct sockaddr_in sin;
-        int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), r;
+        struct sockaddr_in6 sin6;
+        int fd = socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0), r, one = 1;
 
         if (fd < 0)
                 return -errno;
@@ -72,7 +73,13 @@ static int lo_socket(int type, uint16_t port)
         sin.sin_family = AF_INET;
         sin.sin_port = htons(port);
         sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (bind(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0 ||
+        memset(&sin6, 0, sizeof(sin6));
+        sin6.sin6_family = AF_INET6;
+        sin6.sin6_port = htons(port);
+        sin6.sin6_addr = in6addr_loopback;
+        if ((v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+            (v6 ? bind(fd, (struct sockaddr *) &sin6, sizeof(sin6))
+                : bind(fd, (struct sockaddr *) &sin, sizeof(sin))) < 0 ||
             (type == SOCK_STREAM && listen(fd, 128) < 0)) {
                 r = -errno;
                 (void) close(fd);
@@ -85,32 +92,38 @@ static int lo_socket(int type, uint16_t port)
  * The egress proxy's sockets in this network namespace, sent to the
  * parent over sock (it serves them from outside, docs/network.md): the
  * proxy listener on 127.0.0.1:SBX__PROXY_PORT; with transparent mode also
- * the transparent listener and the DNS socket, once the route and the
- * redirect rules are in (nft.c).  The tag byte says which: 'T' all three,
- * 'P' the proxy listener alone (transparent mode could not be set up:
- * every other connection then has no route, or is refused).  The
- * namespace's copies are closed.  0 or -errno.  Async-signal-safe.
+ * the transparent listener and the DNS socket on 127.0.0.1 (and, with
+ * IPv6, on [::1]), once the route and the redirect rules are in (nft.c).
+ * The tag byte says which: 'U' all five, 'T' the IPv4 three (an IPv6
+ * connection then finds no listener: refused), 'P' the proxy listener
+ * alone (transparent mode could not be set up: every other connection has
+ * no route, or is refused).  The namespace's copies are closed.  0 or
+ * -errno.  Async-signal-safe.
  */
 static int proxy_sockets(int sock, int transparent, const struct sbx__nft_msgs *nft)
 {
         union {
                 struct cmsghdr h;
-                char b[CMSG_SPACE(3 * sizeof(int))];
+                char b[CMSG_SPACE(5 * sizeof(int))];
         } cm;
         struct msghdr mh;
         struct iovec iov;
         char tag = 'P';
-        int fds[3] = { -1, -1, -1 }, n = 1, r = 0, i, failed;
+        int fds[5] = { -1, -1, -1, -1, -1 }, n = 1, r = 0, i, failed;
 
-        fds[0] = lo_socket(SOCK_STREAM, SBX__PROXY_PORT);
+        fds[0] = lo_socket(0, SOCK_STREAM, SBX__PROXY_PORT);
         if (fds[0] < 0)
                 return fds[0];
         if (transparent) {
-                fds[1] = lo_socket(SOCK_STREAM, SBX__TPROXY_PORT);
-                fds[2] = lo_socket(SOCK_DGRAM, SBX__DNS_PORT);
+                fds[1] = lo_socket(0, SOCK_STREAM, SBX__TPROXY_PORT);
+                fds[2] = lo_socket(0, SOCK_DGRAM, SBX__DNS_PORT);
+                if (transparent == 2) {
+                        fds[3] = lo_socket(1, SOCK_STREAM, SBX__TPROXY_PORT);
+                        fds[4] = lo_socket(1, SOCK_DGRAM, SBX__DNS_PORT);
+                }
                 if (fds[1] >= 0 && fds[2] >= 0 && sbx__nft_apply(nft, &failed) == 0) {
-                        tag = 'T';
-                        n = 3;
+                        tag = fds[3] >= 0 && fds[4] >= 0 ? 'U' : 'T';
+                        n = tag == 'U' ? 5 : 3;
                 }
         }
         memset(&mh, 0, sizeof(mh));
@@ -127,7 +140,7 @@ static int proxy_sockets(int sock, int transparent, const struct sbx__nft_msgs *
         memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, (size_t) n * sizeof(int));
         if (sendmsg(sock, &mh, MSG_NOSIGNAL) != 1)
                 r = -errno;
-        for (i = 0; i < 3; i++)
+        for (i = 0; i < 5; i++)
                 if (fds[i] >= 0)
                         (void) close(fds[i]);
         return r;

@@ -333,50 +333,6 @@ static int visible_in_view(const char *path, void *arg)
  * missing socket is -1 (its connect fails with ENOENT); anything but a
  * socket there fails the spawn.
  */
-/* The fds a child sent on sock (SCM_RIGHTS, received CLOEXEC): up to 3
- * into fds (the rest -1) and its tag byte.  0 or -errno.  Never blocks. */
-static int recv_fds(int sock, int fds[3], char *tag)
-{
-        union {
-                struct cmsghdr h;
-                char b[CMSG_SPACE(3 * sizeof(int))];
-        } cm;
-        struct msghdr mh;
-        struct cmsghdr *c;
-        struct iovec iov;
-        size_t n, i;
-        ssize_t got;
-
-        fds[0] = fds[1] = fds[2] = -1;
-        memset(&mh, 0, sizeof(mh));
-        iov.iov_base = tag;
-        iov.iov_len = 1;
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        mh.msg_control = cm.b;
-        mh.msg_controllen = sizeof(cm.b);
-        do
-                got = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        while (got < 0 && errno == EINTR);
-        if (got != 1)
-                return got < 0 ? -errno : -EPIPE;
-        c = CMSG_FIRSTHDR(&mh);
-        if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-            c->cmsg_len < CMSG_LEN(sizeof(int)) || (mh.msg_flags & MSG_CTRUNC))
-                return -EPROTO;
-        n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (i = 0; i < n && i < 3; i++)
-                memcpy(&fds[i], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-        if ((*tag == 'T' && n != 3) || (*tag == 'P' && n != 1) || (*tag != 'T' && *tag != 'P')) {
-                for (i = 0; i < 3; i++)
-                        if (fds[i] >= 0)
-                                (void) close(fds[i]);
-                fds[0] = fds[1] = fds[2] = -1;
-                return -EPROTO;
-        }
-        return 0;
-}
-
 int sbx__ladder_lookup(int rung, const struct sbx_plan *plan, const char *home,
                        const char *home2, const char *argv0, char *const *envp, char **out)
 {
@@ -661,19 +617,26 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
          * namespace (rung 1 only: rung 2 has none, and fails closed on the
          * guarantees below). */
         if (rung == 1 && sbx__plan_proxied(plan)) {
-                struct sbx__nft_spec spec = { SBX__TPROXY_PORT, SBX__DNS_PORT, SBX__NFT_NO_IPV6 };
+                struct sbx__nft_spec spec = { SBX__TPROXY_PORT, SBX__DNS_PORT, 0 };
+                int v6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+                /* IPv6 too where the kernel has it (a namespace without
+                 * it gets no IPv6 route: refused, never leaked). */
+                if (v6 >= 0)
+                        (void) close(v6);
+                else
+                        spec.flags |= SBX__NFT_NO_IPV6;
 
                 if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.proxy_sock) < 0) {
                         r = sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the proxy "
                                       "listener failed", fn);
                         goto fail;
                 }
-                /* Transparent mode: the child applies these; IPv4 only
-                 * (IPv6 beyond ::1 has no route: refused, not leaked). */
+                /* Transparent mode: the child applies these. */
                 r = sbx__nft_build(&spec, &p.nft, err);
                 if (r != SBX_OK)
                         goto fail;
-                p.transparent = 1;
+                p.transparent = (spec.flags & SBX__NFT_NO_IPV6) ? 1 : 2;
         }
         if (rung == 1) {
                 (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
@@ -767,10 +730,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         atomic_store(&rung_proven[rung - 1], 1);
         if (p.proxy_sock[0] >= 0) {
                 /* Sent before the command's execve, so they are there now. */
-                int fds[3];
+                int fds[5];
                 char tag = 0;
 
-                rc = recv_fds(p.proxy_sock[0], fds, &tag);
+                rc = sbx__recv_fds(p.proxy_sock[0], fds, &tag);
                 if (rc < 0) {
                         r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
                                       "%s: the proxy listener did not arrive from the sandbox",
@@ -779,7 +742,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 }
                 child->net_fd = fds[0];
                 child->net_tfd = fds[1];
-                child->net_dfd = fds[2];        /* -1 unless transparent mode ('T') */
+                child->net_dfd = fds[2];        /* -1 unless transparent mode ('T', 'U') */
+                child->net_tfd6 = fds[3];       /* -1 unless with IPv6 ('U') */
+                child->net_dfd6 = fds[4];
                 (void) close(p.proxy_sock[0]);
                 (void) close(p.proxy_sock[1]);
                 p.proxy_sock[0] = p.proxy_sock[1] = -1;

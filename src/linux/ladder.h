@@ -237,6 +237,10 @@ struct sbx__warm {
 };
 sbx_code sbx__ladder_zygote(int rung, const struct sbx_plan *plan, const sbx_spawn_options *opts,
                             struct sbx__warm *zy, sbx_error *err);
+/* proc.c: the fds a spawn's child sent on sock (its proxy sockets, tag 'P',
+ * 'T' or 'U'): up to 5 into fds (the rest -1) and the tag.  0 or -errno;
+ * never blocks. */
+int sbx__recv_fds(int sock, int fds[5], char *tag);
 /* warm.c: a zygote command's child handle (proc.c dispatches here). */
 int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status);
 int sbx__warm_child_kill(sbx_child *c, int sig);

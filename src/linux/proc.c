@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,4 +108,50 @@ void sbx__linux_child_release(sbx_child *c)
         if (c->pidfd >= 0)
                 (void) close(c->pidfd);
         c->pidfd = -1;
+}
+
+/* The fds a child sent on sock (SCM_RIGHTS, received CLOEXEC): up to 5
+ * into fds (the rest -1) and its tag byte.  0 or -errno.  Never blocks. */
+int sbx__recv_fds(int sock, int fds[5], char *tag)
+{
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(5 * sizeof(int))];
+        } cm;
+        struct msghdr mh;
+        struct cmsghdr *c;
+        struct iovec iov;
+        size_t n, i;
+        ssize_t got;
+
+        for (i = 0; i < 5; i++)
+                fds[i] = -1;
+        memset(&mh, 0, sizeof(mh));
+        iov.iov_base = tag;
+        iov.iov_len = 1;
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cm.b;
+        mh.msg_controllen = sizeof(cm.b);
+        do
+                got = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        while (got < 0 && errno == EINTR);
+        if (got != 1)
+                return got < 0 ? -errno : -EPIPE;
+        c = CMSG_FIRSTHDR(&mh);
+        if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+            c->cmsg_len < CMSG_LEN(sizeof(int)) || (mh.msg_flags & MSG_CTRUNC))
+                return -EPROTO;
+        n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (i = 0; i < n && i < 5; i++)
+                memcpy(&fds[i], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        if (!((*tag == 'U' && n == 5) || (*tag == 'T' && n == 3) || (*tag == 'P' && n == 1))) {
+                for (i = 0; i < 5; i++) {
+                        if (fds[i] >= 0)
+                                (void) close(fds[i]);
+                        fds[i] = -1;
+                }
+                return -EPROTO;
+        }
+        return 0;
 }

@@ -199,16 +199,22 @@ static int proxy_connect(const char *hostport)
 static int http_direct(const char *ip, const char *port, const char *host)
 {
         struct sockaddr_in sin;
+        struct sockaddr_in6 sin6;
         char req[1024], resp[8192];
-        int fd;
+        int v6 = strchr(ip, ':') != NULL, fd;
 
         memset(&sin, 0, sizeof(sin));
+        memset(&sin6, 0, sizeof(sin6));
         sin.sin_family = AF_INET;
         sin.sin_port = htons((uint16_t) atoi(port));
-        if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
+        sin6.sin6_family = AF_INET6;
+        sin6.sin6_port = sin.sin_port;
+        if (v6 ? inet_pton(AF_INET6, ip, &sin6.sin6_addr) != 1
+               : inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
                 return 120;
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *) &sin, sizeof(sin)) < 0)
+        fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || (v6 ? connect(fd, (struct sockaddr *) &sin6, sizeof(sin6))
+                          : connect(fd, (struct sockaddr *) &sin, sizeof(sin))) < 0)
                 return 2;
         (void) snprintf(req, sizeof(req), "GET /direct HTTP/1.1\r\nHost: %.200s\r\n"
                         "Connection: close\r\n\r\n", host);

@@ -236,6 +236,12 @@ static void test_network__allowlist_through_the_proxy(void **state)
         CHECK(f, s == 0 && strstr(res->out, "hello-from-host") != NULL &&
               web.accepted == before + 1 && strstr(web.last, "GET /direct") != NULL,
               "transparent, an allowed Host: exit %d, %.200s", s, res->out);
+        /* the same over IPv6 (2001:db8::7, documentation, routed to lo) */
+        before = web.accepted;
+        s = probe_out3(f, SBX_BACKEND_NATIVE, p, "http-direct", "2001:db8::7", web.port,
+                       entry[0], res);
+        CHECK(f, s == 0 && web.accepted == before + 1,
+              "transparent over IPv6, an allowed Host: exit %d, %.200s", s, res->out);
         s = probe_out3(f, SBX_BACKEND_NATIVE, p, "http-direct", "192.0.2.7", other.port,
                        target, res);
         CHECK(f, s != 0 && other.accepted == 0, "transparent, an unlisted target: exit %d, "
