@@ -59,14 +59,16 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                          sbx_child **out, sbx_error *err);
 /* netproxy.c: a proxied spawn's egress proxy.  prepare: a fresh credential
  * into token (SBX__PROXY_TOKEN_SIZE) and *out, plan with the proxy's
- * variables added to its env_set.  attach: serve child's listener
- * (child->net_fd, closed) for plan's allowlist with that credential.
+ * variables added to its env_set (and without address-network required
+ * when an upstream proxy is set; *gen names that upstream).  attach: serve
+ * child's listener (child->net_fd, closed) for plan's allowlist with that
+ * credential, through the same upstream (else it fails).
  * release: the execution and the listener, if any (NULL-safe fields). */
 struct sbx__net_event;
-sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
-                               sbx_error *err);
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, unsigned *gen,
+                               sbx_plan **out, sbx_error *err);
 sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
-                              sbx_error *err);
+                              unsigned gen, sbx_error *err);
 void sbx__netproxy_release(sbx_child *child);
 /* The route fingerprint of plan's egress: its rules and the upstream set
  * now (SBX_FINGERPRINT_SIZE; "" where there is no proxy). */

@@ -21,22 +21,24 @@
 #if defined(_WIN32)
 /* No src/net/ on Windows (POSIX sockets and threads): a proxied plan (an
  * allowlist) cannot run there, and says so before anything is spawned. */
-sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
-                               sbx_error *err)
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, unsigned *gen,
+                               sbx_plan **out, sbx_error *err)
 {
         (void) plan;
         (void) token;
+        *gen = 0;
         *out = NULL;
         return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: a network allowlist needs the "
                          "egress proxy, which is not built for Windows");
 }
 
 sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
-                              sbx_error *err)
+                              unsigned gen, sbx_error *err)
 {
         (void) child;
         (void) plan;
         (void) token;
+        (void) gen;
         return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "sbx_spawn: no egress proxy on Windows");
 }
 
@@ -88,6 +90,7 @@ static sbx_error engine_err;
 static pthread_mutex_t upstream_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sbx__net_upstream upstream;
 static int has_upstream;
+static unsigned upstream_gen;           /* bumped by every sbx_net_upstream_set */
 
 sbx_code sbx_net_upstream_set(const char *hostport, const char *user, const char *password,
                               sbx_error *err)
@@ -106,6 +109,7 @@ sbx_code sbx_net_upstream_set(const char *hostport, const char *user, const char
                 sbx__net_upstream_clear(&upstream);
         upstream = u;
         has_upstream = hostport != NULL;
+        upstream_gen++;
         (void) pthread_mutex_unlock(&upstream_lock);
         return SBX_OK;
 }
@@ -136,15 +140,19 @@ static const char *const proxy_vars[] = {
         "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
 };
 
-sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out,
-                               sbx_error *err)
+sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, unsigned *gen,
+                               sbx_plan **out, sbx_error *err)
 {
         char url[SBX__PROXY_TOKEN_SIZE + 64];
         char *v[SBX__ARRAY_SIZE(proxy_vars) + 2 + 256];
         size_t n = 0, i;
-        int rc;
+        int rc, up;
 
         *out = NULL;
+        (void) pthread_mutex_lock(&upstream_lock);
+        *gen = upstream_gen;
+        up = has_upstream;
+        (void) pthread_mutex_unlock(&upstream_lock);
         if (plan->n_env_set > 256)
                 return sbx__fail(err, SBX_E_RANGE, 0, "sbx_spawn: too many env_set entries");
         rc = sbx__proxy_token_new(token);
@@ -171,6 +179,10 @@ sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, sbx_plan **out
                 free(v[i]);
         if (rc < 0)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+        /* Through an organisation proxy the names are its to resolve: the
+         * address classes are its policy, not ours (docs/network.md). */
+        if (up)
+                (*out)->required &= ~(uint32_t) SBX_G_ADDRESS_NETWORK;
         return SBX_OK;
 nomem:
         for (i = plan->n_env_set; i < n; i++)
@@ -194,7 +206,7 @@ static void close_net(sbx_child *child)
 }
 
 sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char *token,
-                              sbx_error *err)
+                              unsigned gen, sbx_error *err)
 {
         struct sbx__net_rules rules = SBX__NET_RULES_INIT;
         struct sbx__proxy_config cfg;
@@ -223,6 +235,13 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
         /* The engine copies the upstream (its credential too) under the
          * lock: a later sbx_net_upstream_set changes later spawns only. */
         (void) pthread_mutex_lock(&upstream_lock);
+        if (gen != upstream_gen) {
+                /* The child's plan was made for the other upstream. */
+                (void) pthread_mutex_unlock(&upstream_lock);
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "sbx_spawn: the upstream proxy "
+                              "changed while the spawn started; the command was not run");
+                goto out;
+        }
         if (has_upstream)
                 cfg.upstream = &upstream;
         r = sbx__proxy_exec_new(engine, &cfg, child->net_fd, &x, err);
@@ -230,6 +249,8 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
         if (r == SBX_OK) {
                 child->proxy = x;
                 child->egress = SBX_EGRESS_PROXY_ONLY;
+                if (cfg.upstream != NULL)
+                        child->achieved &= ~(uint32_t) SBX_G_ADDRESS_NETWORK;
         }
         /* Transparent mode: the namespace already redirects every other
          * connection and DNS query to these; serve them, or the spawn

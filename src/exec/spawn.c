@@ -175,17 +175,18 @@ static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
 {
         char token[SBX__PROXY_TOKEN_SIZE];
+        unsigned gen = 0;
         sbx_plan *with_proxy = NULL;
         sbx_child *child = NULL;
         sbx_code r;
 
         if (!sbx__plan_proxied(plan))
                 return spawn_backend(plan, argv, opts, out, err);
-        r = sbx__netproxy_prepare(plan, token, &with_proxy, err);
+        r = sbx__netproxy_prepare(plan, token, &gen, &with_proxy, err);
         if (r == SBX_OK)
                 r = spawn_backend(with_proxy, argv, opts, &child, err);
         if (r == SBX_OK) {
-                r = sbx__netproxy_attach(child, with_proxy, token, err);
+                r = sbx__netproxy_attach(child, with_proxy, token, gen, err);
                 if (r != SBX_OK)
                         sbx_child_free(child);  /* killed and reaped */
                 else

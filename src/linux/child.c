@@ -266,17 +266,22 @@ static int kill_listed(int fd)
  * children are then reparented here and listed in the next round.
  * Bounded; async-signal-safe.  The list was opened before Landlock, so a
  * domain without /proc still reads it. */
-static void kill_orphans(int children_fd)
+static int kill_orphans(int children_fd)
 {
-        int round;
+        long round;
 
-        for (round = 0; round < 4096; round++) {
+        /* Every round reaps at least one process, so this ends when the
+         * tree is gone (a chain loses one level per round: no small cap,
+         * which a 5000-deep chain would outlast).  The bound is only
+         * against a tree that grows as fast as it dies. */
+        for (round = 0; round < (1L << 22); round++) {
                 while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
                         ;
                 if (kill_listed(children_fd) <= 0)
-                        return;
+                        return 0;
                 (void) waitpid(-1, NULL, __WALL);
         }
+        return -1;
 }
 
 /* The command's own last steps, then execve.  Never returns. */
@@ -511,8 +516,10 @@ static void kill_leftovers(struct sbx__prep *p)
                 (void) kill(-1, SIGKILL);
                 for (round = 0; round < 4096 && waitpid(-1, NULL, __WALL) > 0; round++)
                         ;
-        } else {
-                kill_orphans(p->children_fd);
+        } else if (kill_orphans(p->children_fd) < 0) {
+                /* Not all of it could be ended: this zygote serves no more
+                 * runs (the host sees it gone and starts a new one). */
+                _exit(SBX_EXIT_RUNNER_FAILURE);
         }
 }
 
@@ -570,7 +577,7 @@ static void run_init(struct sbx__prep *p)
         }
         serve(p, pid, listener, p->timeout_ms, -1, &sv);
         if (p->rung == 2)
-                kill_orphans(p->children_fd);
+                (void) kill_orphans(p->children_fd);
         _exit(run_code(&sv));
 }
 

@@ -50,10 +50,24 @@ int sbx__net_getaddrinfo(const char *host, struct sbx__net_addr *out, size_t max
         size_t k = 0, j;
         int r;
 
+        char abs[SBX__NET_NAME_MAX + 2];
+        size_t len = strlen(host);
+
         (void) userdata;
         memset(&hints, 0, sizeof(hints));
         hints.ai_family = AF_UNSPEC;
         hints.ai_socktype = SOCK_STREAM;
+        /* A name with a dot is looked up as the absolute name it is: the C
+         * library would otherwise try the host's search domains when it
+         * fails ("nx.example.com" as "nx.example.com.corp.internal", a host
+         * no entry names).  A single-label name ("localhost", "db") still
+         * resolves as the host resolves it (docs/network.md). */
+        if (memchr(host, '.', len) != NULL && len + 2 <= sizeof(abs) && host[len - 1] != '.') {
+                memcpy(abs, host, len);
+                abs[len] = '.';
+                abs[len + 1] = '\0';
+                host = abs;
+        }
         r = getaddrinfo(host, NULL, &hints, &res);
         switch (r) {
         case 0:

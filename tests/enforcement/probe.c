@@ -227,6 +227,27 @@ static int http_direct(const char *ip, const char *port, const char *host)
                ? 0 : 3;
 }
 
+/* fork-chain N MARK: a chain of N processes, each the parent of the next,
+ * every one paused; the deepest prints "deep" first.  Never returns. */
+static int fork_chain(long n) __attribute__((noreturn));
+static int fork_chain(long n)
+{
+        long i;
+
+        for (i = 0; i < n; i++) {
+                pid_t pid = fork();
+
+                if (pid < 0)
+                        break;
+                if (pid > 0)
+                        for (;;)
+                                (void) pause();
+        }
+        (void) !write(1, "deep\n", 5);
+        for (;;)
+                (void) pause();
+}
+
 /* A private loopback: bind a TCP listener on `host` (127.0.0.1 or ::1),
  * port `port` (0 = any), connect to it, exchange a byte both ways; then a
  * UDP datagram to a socket bound the same way.  0 if all of it worked. */
@@ -836,6 +857,10 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "proxy-get") == 0) {
                 NEED(1);
                 return proxy_get(a, b != NULL && strcmp(b, "noauth") == 0);
+        }
+        if (strcmp(cmd, "fork-chain") == 0) {
+                NEED(2);        /* the second argument only marks the processes */
+                return fork_chain(atol(a));
         }
         if (strcmp(cmd, "http-direct") == 0) {
                 NEED(3);

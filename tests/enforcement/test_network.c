@@ -368,6 +368,13 @@ static void test_network__upstream_proxy(void **state)
         CHECK(f, strstr(u.head, target) != NULL &&
               strstr(u.head, "Proxy-Authorization: Basic b3JnOm9yZy1zZWNyZXQ=") != NULL,
               "the upstream's request: %.300s", u.head);
+        /* the upstream resolves the names: address classes are its policy,
+         * and the report does not claim them */
+        CHECK(f, !(res->rep.achieved & SBX_G_ADDRESS_NETWORK) &&
+              !(res->rep.required & SBX_G_ADDRESS_NETWORK) &&
+              (res->rep.achieved & SBX_G_TARGET_NETWORK),
+              "with an upstream: required 0x%x achieved 0x%x", (unsigned) res->rep.required,
+              (unsigned) res->rep.achieved);
         /* the upstream goes away: a 502, and the origin sees nothing */
         u.stop = 1;
         pthread_join(u.t, NULL);
