@@ -34,6 +34,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <sys/xattr.h>
 #include <termios.h>
 #include <unistd.h>
@@ -613,6 +614,19 @@ static int alloc_tree(int n, long mb)
                 if (r <= 0 || c != 'k')
                         break;
                 ok++;
+        }
+        /* A child the OOM killer chose after its "k" may not have died yet
+         * when the last "k" came (its memory freed first, which let the
+         * last one finish): give a kill in flight time to land, then any
+         * child that ended means they never held it all at once. */
+        if (ok == n) {
+                siginfo_t si;
+                struct timespec settle = { 0, 300 * 1000 * 1000 };
+
+                (void) nanosleep(&settle, NULL);
+                memset(&si, 0, sizeof(si));
+                if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
+                        ok--;
         }
         close(hold[1]);
         while (wait(&st) > 0)
