@@ -45,19 +45,17 @@ static int run_ok(struct fx *f, sbx_executor *ex, const char *cmd, const char *w
         return ok;
 }
 
-/* How many host processes run `sleep <arg>` (the marker a test started). */
-static int count_sleep(const char *arg)
+/* How many host processes have `mark` among their arguments. */
+static int count_arg(const char *mark)
 {
-        char want[64], path[300], buf[128];
+        char path[300], buf[512];
         struct dirent *d;
         DIR *dir = opendir("/proc");
-        size_t wl;
         int n = 0;
 
         assert_non_null(dir);
-        wl = (size_t) snprintf(want, sizeof(want), "sleep%c%s", '\0', arg) + 1;
         while ((d = readdir(dir)) != NULL) {
-                ssize_t k;
+                ssize_t k, i;
                 int fd;
 
                 if (d->d_name[0] < '0' || d->d_name[0] > '9')
@@ -66,21 +64,27 @@ static int count_sleep(const char *arg)
                 fd = open(path, O_RDONLY | O_CLOEXEC);
                 if (fd < 0)
                         continue;
-                k = read(fd, buf, sizeof(buf));
+                k = read(fd, buf, sizeof(buf) - 1);
                 (void) close(fd);
-                if (k >= (ssize_t) wl && memcmp(buf, want, wl) == 0)
-                        n++;
+                for (i = 0; i < k; i += (ssize_t) strlen(buf + i) + 1) {
+                        buf[k] = '\0';
+                        if (strcmp(buf + i, mark) == 0) {
+                                n++;
+                                break;
+                        }
+                }
         }
         (void) closedir(dir);
         return n;
 }
 
-/* Wait (bounded) until no `sleep <arg>` is left; 1 if none is. */
+/* Wait (bounded) until no process has `arg` among its arguments (the
+ * markers are unique to this process); 1 if none has. */
 static int sleep_gone(const char *arg, long ms)
 {
         long t0 = now_ms();
 
-        while (count_sleep(arg) > 0) {
+        while (count_arg(arg) > 0) {
                 if (now_ms() - t0 > ms)
                         return 0;
                 (void) usleep(20 * 1000);
@@ -162,9 +166,9 @@ static void test_warm__leftovers_die_with_the_run(void **state)
                                         "2>&1 & sleep %s </dev/null >/dev/null 2>&1 & echo ok",
                                         marker(0), marker(1));
                         CHECK(f, run_ok(f, a, cmd, "ok\n"), "run %d", i);
-                        CHECK(f, count_sleep(marker(0)) == 0 && count_sleep(marker(1)) == 0,
+                        CHECK(f, count_arg(marker(0)) == 0 && count_arg(marker(1)) == 0,
                               "run %d: what it left behind still runs (%d, %d)", i,
-                              count_sleep(marker(0)), count_sleep(marker(1)));
+                              count_arg(marker(0)), count_arg(marker(1)));
                 }
                 sbx_executor_set_free(s);
                 sbx_profile_free(p);
@@ -238,10 +242,10 @@ static void test_warm__host_death_ends_the_tree(void **state)
                 }
                 fx_track_pid(f, host);
                 t0 = now_ms();
-                while ((count_sleep(marker(2)) == 0 || count_sleep(marker(3)) == 0) &&
+                while ((count_arg(marker(2)) == 0 || count_arg(marker(3)) == 0) &&
                        now_ms() - t0 < WAIT_MS)
                         (void) usleep(20 * 1000);
-                CHECK(f, count_sleep(marker(3)) == 1, "the command never started");
+                CHECK(f, count_arg(marker(3)) == 1, "the command never started");
                 assert_int_equal(kill(host, SIGKILL), 0);
                 assert_int_equal(waitpid(host, &st, 0), host);
                 CHECK(f, sleep_gone(marker(2), 5000) && sleep_gone(marker(3), 5000),
@@ -309,39 +313,6 @@ static void test_warm__new_git_dir_is_protected(void **state)
                 (void) unlink(P(f->ws, "warm.txt"));
         }
         fx_done(f);
-}
-
-/* How many host processes have `mark` among their arguments. */
-static int count_arg(const char *mark)
-{
-        char path[300], buf[512];
-        struct dirent *d;
-        DIR *dir = opendir("/proc");
-        int n = 0;
-
-        assert_non_null(dir);
-        while ((d = readdir(dir)) != NULL) {
-                ssize_t k, i;
-                int fd;
-
-                if (d->d_name[0] < '0' || d->d_name[0] > '9')
-                        continue;
-                (void) snprintf(path, sizeof(path), "/proc/%s/cmdline", d->d_name);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
-                k = read(fd, buf, sizeof(buf) - 1);
-                (void) close(fd);
-                for (i = 0; i < k; i += (ssize_t) strlen(buf + i) + 1) {
-                        buf[k] = '\0';
-                        if (strcmp(buf + i, mark) == 0) {
-                                n++;
-                                break;
-                        }
-                }
-        }
-        (void) closedir(dir);
-        return n;
 }
 
 /* A chain of processes (each round of the cleanup ends one level of it)
