@@ -16,7 +16,9 @@
 
 #define SBX__NET_ADDRS_MAX 16           /* addresses of one name that are tried */
 #define SBX__PROXY_STACK   (256 * 1024) /* connection and resolver threads */
-#define SBX__PROXY_BUF     (64 * 1024)  /* relay buffer, each direction */
+#define SBX__PROXY_BUF     (64 * 1024)  /* relay buffer, each direction, at first */
+#define SBX__PROXY_BUF_MAX (2048 * 1024) /* ... grown to this for a bulk stream */
+#define SBX__PROXY_BUF_ALL (64u << 20)  /* growth, all relays of the process */
 
 struct sbx__proxy_dns;
 

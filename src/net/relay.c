@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -145,12 +146,64 @@ struct dir {
         int         pipe[2];            /* splice; -1 for the copy path */
         size_t      inpipe;
         char       *buf;                /* the copy path */
+        size_t      cap;                /* buf's size */
         size_t      off, len;
+        int         full;               /* the last read filled buf */
         int         eof;                /* `from` ended */
         int         shut;               /* `to` was shut down for writing */
 };
 
 #define SPLICE_FLAGS (SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
+
+/*
+ * A relay buffer starts at SBX__PROXY_BUF and doubles, up to
+ * SBX__PROXY_BUF_MAX, each time a read fills it: a bulk stream then moves
+ * in fewer, larger system calls (bench/proxy: the tunnel's throughput
+ * against a direct stream went from about 0.45 to 0.75 with it), while a
+ * connection that only ever carries small messages keeps the small one.
+ * What buffers grow by is counted process-wide, capped at
+ * SBX__PROXY_BUF_ALL; past the cap a buffer stays as it is.
+ */
+static atomic_size_t grown;
+
+static int buf_alloc(struct dir *d)
+{
+        d->buf = malloc(SBX__PROXY_BUF);
+        d->cap = SBX__PROXY_BUF;
+        return d->buf != NULL ? 0 : -1;
+}
+
+static void buf_free(struct dir *d)
+{
+        if (d->cap > SBX__PROXY_BUF)
+                atomic_fetch_sub(&grown, d->cap - SBX__PROXY_BUF);
+        free(d->buf);
+        d->buf = NULL;
+        d->cap = 0;
+}
+
+/* Double an empty buffer, if the budget has room (else keep it). */
+static void buf_grow(struct dir *d)
+{
+        size_t cap = d->cap * 2;
+        char *nb;
+
+        d->full = 0;
+        if (d->len > 0 || cap > SBX__PROXY_BUF_MAX)
+                return;
+        if (atomic_fetch_add(&grown, d->cap) + d->cap > SBX__PROXY_BUF_ALL) {
+                atomic_fetch_sub(&grown, d->cap);
+                return;
+        }
+        nb = malloc(cap);
+        if (nb == NULL) {
+                atomic_fetch_sub(&grown, d->cap);
+                return;
+        }
+        free(d->buf);
+        d->buf = nb;
+        d->cap = cap;
+}
 
 static int dir_init(struct dir *d, const char *pre, size_t pre_len, int copy)
 {
@@ -163,8 +216,7 @@ static int dir_init(struct dir *d, const char *pre, size_t pre_len, int copy)
                 return 0;
         }
         d->pipe[0] = d->pipe[1] = -EBADF;
-        d->buf = malloc(SBX__PROXY_BUF);
-        return d->buf != NULL ? 0 : -1;
+        return buf_alloc(d);
 }
 
 static void dir_free(struct dir *d)
@@ -173,7 +225,7 @@ static void dir_free(struct dir *d)
                 (void) close(d->pipe[0]);
         if (d->pipe[1] >= 0)
                 (void) close(d->pipe[1]);
-        free(d->buf);
+        buf_free(d);
 }
 
 static int pending(const struct dir *d)
@@ -187,8 +239,7 @@ static int to_copy_path(struct dir *d)
 {
         dir_free(d);
         d->pipe[0] = d->pipe[1] = -EBADF;
-        d->buf = malloc(SBX__PROXY_BUF);
-        return d->buf != NULL ? 0 : -1;
+        return buf_alloc(d);
 }
 
 static int again(void)
@@ -248,10 +299,13 @@ static int pump(int from, int to, struct dir *d)
                                 continue;
                         }
                 } else {
-                        n = recv(from, d->buf, SBX__PROXY_BUF, 0);
+                        if (d->full)
+                                buf_grow(d);
+                        n = recv(from, d->buf, d->cap, 0);
                         if (n > 0) {
                                 d->off = 0;
                                 d->len = (size_t) n;
+                                d->full = (size_t) n == d->cap;
                                 moved = 1;
                                 continue;
                         }
@@ -284,6 +338,7 @@ void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, int copy,
                       size_t b_to_a_len)
 {
         struct dir ab, ba;
+        short ra = POLLIN | POLLOUT, rb = POLLIN | POLLOUT;
         int one = 1, ok;
 
         ok = dir_init(&ab, a_to_b, a_to_b_len, copy) == 0;
@@ -295,7 +350,13 @@ void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, int copy,
                 struct pollfd p[3];
                 int n;
 
-                if (pump(a, b, &ab) < 0 || pump(b, a, &ba) < 0)
+                /* A direction moves when poll said its source has input
+                 * or its destination room (both, the first time): a
+                 * read bound to fail is a system call a bulk stream pays
+                 * for each chunk. */
+                if (((ra & ~POLLOUT) != 0 || (rb & POLLOUT) != 0) && pump(a, b, &ab) < 0)
+                        break;
+                if (((rb & ~POLLOUT) != 0 || (ra & POLLOUT) != 0) && pump(b, a, &ba) < 0)
                         break;
                 if (ab.shut && ba.shut)
                         break;                  /* both directions ended */
@@ -315,6 +376,8 @@ void sbx__proxy_relay(int a, int b, int cancel_fd, uint32_t idle_ms, int copy,
                         break;                  /* error, idle, or cut */
                 if ((p[0].revents | p[1].revents) & POLLNVAL)
                         break;
+                ra = p[0].revents;
+                rb = p[1].revents;
         }
 out:
         dir_free(&ab);

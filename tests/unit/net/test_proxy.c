@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "net/proxy_internal.h"
 
 extern char **environ;
 
@@ -505,44 +506,50 @@ static void tunnel_both_ways(const struct sbx__proxy_limits *lim)
 {
         struct origin o;
         struct px p;
-        char rule[64], target[64], head[1024], big[200000], back[200000];
+        /* More than the largest relay buffer (SBX__PROXY_BUF_MAX), so the
+         * buffers grow while bytes are in flight both ways. */
+        enum { BIG = 3 * SBX__PROXY_BUF_MAX + 12345 };
+        char rule[64], target[64], head[1024], *big = malloc(BIG), *back = malloc(BIG);
         const char *rules[] = { rule, NULL };
         size_t i, got = 0;
         int c;
 
+        assert_non_null(big);
+        assert_non_null(back);
         origin_start(&o, ORIGIN_ECHO);
         (void) snprintf(rule, sizeof(rule), "127.0.0.1:%u", o.port);
         (void) snprintf(target, sizeof(target), "127.0.0.1:%u", o.port);
         px_start(&p, lim, rules, NULL);
         assert_int_equal(px_connect(&p, target, p.auth, &c, head, sizeof(head)), 200);
         echo_check(c, "ping");
-        /* More than a relay buffer, both ways at once (the echo answers as
-         * it reads). */
-        for (i = 0; i < sizeof(big); i++)
+        /* Both ways at once (the echo answers as it reads). */
+        for (i = 0; i < (size_t) BIG; i++)
                 big[i] = (char) (i * 7);
         {
                 size_t sent = 0;
 
-                while (got < sizeof(big)) {
-                        struct pollfd pf = { c, POLLIN | (sent < sizeof(big) ? POLLOUT : 0), 0 };
+                while (got < (size_t) BIG) {
+                        struct pollfd pf = { c, POLLIN | (sent < (size_t) BIG ? POLLOUT : 0), 0 };
                         ssize_t n;
 
                         assert_int_equal(poll(&pf, 1, IO_TIMEOUT_S * 1000), 1);
-                        if ((pf.revents & POLLOUT) && sent < sizeof(big)) {
-                                n = send(c, big + sent, sizeof(big) - sent,
+                        if ((pf.revents & POLLOUT) && sent < (size_t) BIG) {
+                                n = send(c, big + sent, (size_t) BIG - sent,
                                          MSG_NOSIGNAL | MSG_DONTWAIT);
                                 if (n > 0)
                                         sent += (size_t) n;
                         }
                         if (pf.revents & POLLIN) {
-                                n = recv(c, back + got, sizeof(back) - got, MSG_DONTWAIT);
+                                n = recv(c, back + got, (size_t) BIG - got, MSG_DONTWAIT);
                                 assert_true(n > 0 || errno == EAGAIN);
                                 if (n > 0)
                                         got += (size_t) n;
                         }
                 }
         }
-        assert_memory_equal(big, back, sizeof(big));
+        assert_memory_equal(big, back, (size_t) BIG);
+        free(big);
+        free(back);
         /* Half-close: the origin sees EOF, echoes nothing more, closes. */
         assert_int_equal(shutdown(c, SHUT_WR), 0);
         assert_int_equal(recv(c, head, sizeof(head), 0), 0);
