@@ -1028,7 +1028,7 @@ typedef struct sbx_spawn_options {
                                          * without a cgroup fails closed.  The
                                          * bwrap backend and unconfined plans
                                          * refuse both limits */
-        uint32_t flags;                 /* 0 */
+        uint32_t flags;                 /* 0 or SBX_SPAWN_OBSERVE (below) */
         /* ---- version 2 ---- */
         int32_t  stdin_fd;              /* becomes the child's fd 0; -1 = inherit */
         int32_t  stdout_fd;             /* fd 1; -1 = inherit */
@@ -1116,6 +1116,98 @@ typedef struct sbx_net_refusal {
 SBX_API sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out,
                                         size_t max, size_t *n_out, uint64_t *dropped,
                                         sbx_error *err);
+/* ------------------------------------------------------- denial events */
+
+/* What a denied operation tried (docs/events.md). */
+typedef enum sbx_event_op {
+        SBX_OP_READ         = 1,    /* "read": open a file or directory to read */
+        SBX_OP_WRITE        = 2,    /* "write": open an existing file to write, truncate */
+        SBX_OP_CREATE       = 3,    /* "create": a new file, directory, node or link */
+        SBX_OP_DELETE       = 4,    /* "delete": unlink, rmdir */
+        SBX_OP_RENAME       = 5,    /* "rename": either name of a rename */
+        SBX_OP_EXEC         = 6,    /* "exec": execve of a file */
+        SBX_OP_CONNECT      = 7,    /* "connect": an internet connection or proxy request */
+        SBX_OP_BIND         = 8,    /* "bind" (reserved: not reported yet) */
+        SBX_OP_UNIX_CONNECT = 9,    /* "unix-connect": a host unix socket */
+        SBX_OP_SIGNAL       = 10,   /* "signal" (reserved: not reported yet) */
+        SBX_OP_LIMIT        = 11,   /* "limit": memory, pids or the timeout was reached */
+        SBX_OP_SOCKET       = 12    /* "socket": a socket family the profile refuses */
+} sbx_event_op;
+
+/* Who saw it. */
+typedef enum sbx_event_source {
+        SBX_EVENT_OBSERVER = 1,     /* the supervisor's observer (SBX_SPAWN_OBSERVE) */
+        SBX_EVENT_PROXY    = 2,     /* the egress proxy (also in sbx_child_net_refusals) */
+        SBX_EVENT_LIMITS   = 3      /* the cgroup's or the timeout's accounting */
+} sbx_event_source;
+
+#define SBX_EVENT_TARGET_MAX 1024
+/* One thing the sandbox refused a spawn.  target: the path as the command
+ * named it, made absolute in the sandbox's view (read, write, create,
+ * delete, rename, exec); "HOST:PORT" ("[v6]:PORT") for connect; the socket
+ * path for unix-connect; "memory", "pids" or "timeout" for limit; the
+ * family ("inet", "inet6", ...) for socket.  err: the errno the command got
+ * (0 for a limit).  pid: the calling process as the sandbox numbers it (0
+ * where unknown).  Only operations the profile denies are events: a file
+ * that does not exist anywhere, or one whose own mode bits refuse, is not. */
+typedef struct sbx_event {
+        int64_t  time_ms;               /* Unix ms */
+        int32_t  op;                    /* sbx_event_op */
+        int32_t  source;                /* sbx_event_source */
+        int32_t  err;
+        int32_t  pid;
+        int32_t  truncated;             /* 1: target was longer and is cut */
+        char     target[SBX_EVENT_TARGET_MAX];
+} sbx_event;
+
+/* sbx_spawn_options.flags: watch the command's file, exec and socket
+ * calls and record the ones the plan denies (docs/events.md).  Native and
+ * landlock backends only (others: SBX_E_UNSUPPORTED).  It never changes
+ * what is enforced; it costs a round trip to the supervisor per watched
+ * call (bench/observe).  Since: 0.2. */
+#define SBX_SPAWN_OBSERVE 0x1u
+
+/* The spawn's events, oldest first: up to max into out, *n_out how many
+ * (out may be NULL with max 0 to count), *dropped (may be NULL) those not
+ * kept (at most 64 are kept per spawn; repeats of one operation on one
+ * target count once).  Proxy refusals and limits are always recorded;
+ * file, exec and socket events only with SBX_SPAWN_OBSERVE.  Complete once
+ * the child was waited for.  Errors: SBX_E_INVALID.  Since: 0.2. */
+SBX_API sbx_code sbx_child_events(const sbx_child *child, sbx_event *out, size_t max,
+                                  size_t *n_out, uint64_t *dropped, sbx_error *err);
+/* "read", "write", ... ("unknown" for other values).  Never NULL.  Since: 0.2. */
+SBX_API const char *sbx_event_op_name(int32_t op);
+/* The denial class an event is (SBX_DENIAL_FILE_WRITE for write, create,
+ * delete, rename; _FILE_READ; _COMMAND for exec; _NETWORK for connect,
+ * unix-connect, socket; SBX_DENIAL_NONE for a limit).  Since: 0.2. */
+SBX_API int32_t sbx_event_denial_class(const sbx_event *ev);
+
+/* What a spawn used (sbx_child_usage).  Each value is 0 where `known`
+ * lacks its bit. */
+#define SBX_USAGE_WALL      0x01u
+#define SBX_USAGE_CPU       0x02u
+#define SBX_USAGE_MEMORY    0x04u
+#define SBX_USAGE_PROCESSES 0x08u
+#define SBX_LIMIT_HIT_MEMORY  0x1u
+#define SBX_LIMIT_HIT_PIDS    0x2u
+#define SBX_LIMIT_HIT_TIMEOUT 0x4u
+typedef struct sbx_usage {
+        uint32_t version;               /* SBX_USAGE_VERSION, set by the caller */
+        uint32_t known;                 /* SBX_USAGE_* */
+        uint64_t wall_us;               /* spawn to reap */
+        uint64_t user_us, sys_us;       /* CPU time of the whole tree */
+        uint64_t peak_memory;           /* bytes: the cgroup's peak, else the largest
+                                         * process's peak resident set */
+        uint32_t max_processes;         /* the most processes alive at once (a pids
+                                         * cgroup's peak) */
+        uint32_t limits_hit;            /* SBX_LIMIT_HIT_* */
+} sbx_usage;
+#define SBX_USAGE_VERSION 1u
+#define SBX_USAGE_INIT { SBX_USAGE_VERSION, 0, 0, 0, 0, 0, 0, 0 }
+/* Once the child was waited for.  Errors: SBX_E_INVALID (NULL, a wrong
+ * version, a child not yet reaped).  Since: 0.2. */
+SBX_API sbx_code sbx_child_usage(const sbx_child *child, sbx_usage *out, sbx_error *err);
+
 /* The organisation's proxy every later egress-proxy execution of this
  * process goes through (docs/network.md, "Upstream"): hostport "HOST:PORT"
  * ("[v6]:PORT"), user and password (both NULL for none) kept in this
@@ -1441,10 +1533,13 @@ typedef struct sbx_run_options {
         size_t   output_cap;            /* bytes kept per stream; 0 = 1 MiB */
         uint64_t timeout_ms;            /* 0 = none: the whole tree is killed after it */
         const char *const *envp;        /* environment to filter; NULL = environ */
+        /* ---- version 2: the result's version-2 fields are filled ---- */
+        uint32_t flags;                 /* 0 or SBX_SPAWN_OBSERVE (a cold spawn, never
+                                         * the warm zygote) */
 } sbx_run_options;
-#define SBX_RUN_OPTIONS_VERSION 1u
+#define SBX_RUN_OPTIONS_VERSION 2u
 #define SBX_RUN_OPTIONS_INIT \
-        { SBX_RUN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, NULL }
+        { SBX_RUN_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, NULL, 0 }
 SBX_API void sbx_run_options_init(sbx_run_options *opts);
 
 typedef struct sbx_run_result {
@@ -1461,9 +1556,15 @@ typedef struct sbx_run_result {
         size_t   err_len;
         int32_t  err_truncated;
         sbx_guarantee_report guarantees;/* what this run enforced */
-        int32_t  denial;                /* sbx_denial_class: what the sandbox refused,
+        int32_t  denial;                /* sbx_denial_class: what the sandbox refused:
+                                         * from the first event that names one, else
                                          * judged from stderr (sbx_plan_denial) */
         char     marker[SBX_DENIAL_CLASS_MARKER_MAX]; /* its model-facing marker, or "" */
+        /* ---- version 2 (written only for sbx_run_options version 2) ---- */
+        sbx_event *events;              /* sbx_child_events, malloc'd (n_events) */
+        size_t   n_events;
+        uint64_t events_dropped;
+        sbx_usage usage;                /* sbx_child_usage */
 } sbx_run_result;
 
 /*

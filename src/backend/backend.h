@@ -132,7 +132,48 @@ struct sbx_child {
         void    *refusals;
         size_t   n_refusals;
         uint64_t refusals_dropped;
+        /* Denial events (src/exec/events.c): sbx_event[n_events], kept
+         * oldest first, at most SBX__EVENTS_MAX; events_seen counts every
+         * distinct one (the rest were dropped). */
+        void    *events;
+        size_t   n_events;
+        uint64_t events_dropped;
+        int      events_done;   /* 1 once the run's events were collected */
+        /* SBX_SPAWN_OBSERVE: the read end of the observer's record pipe
+         * (Linux: the init/monitor writes records, exec/events.c reads them
+         * when the child is reaped); -1 = none. */
+        int      obs_fd;
+        int      observe;
+        /* Resource accounting (sbx_child_usage), filled by the backend as
+         * it reaps and releases the child (sbx__usage_*). */
+        int64_t  start_us;              /* CLOCK_MONOTONIC at the spawn */
+        int64_t  end_us;                /* ... at the reap; 0 = not yet */
+        uint32_t usage_known;           /* SBX_USAGE_* */
+        uint64_t user_us, sys_us;
+        uint64_t peak_memory;
+        uint32_t max_processes;
+        uint32_t limits_hit;            /* SBX_LIMIT_HIT_* (TIMEOUT set by the exec layer) */
 };
+
+/* One record of the observer's pipe (the Linux supervisor writes them,
+ * src/exec/events.c reads them): this header, then len bytes of target
+ * (no NUL).  One write(2) each, shorter than PIPE_BUF, so records from the
+ * supervisor and its workers never interleave. */
+struct sbx__obs_rec {
+        uint16_t len;
+        uint8_t  op;            /* SBX_OP_*; 0 = the summary */
+        uint8_t  flags;         /* SBX__OBS_* */
+        int32_t  err;
+        int32_t  pid;
+        uint32_t dropped;       /* the summary: records not sent */
+        int64_t  time_ms;       /* Unix ms */
+};
+#define SBX__OBS_TRUNC  0x1u    /* the target was cut */
+#define SBX__OBS_PARENT 0x2u    /* on the host, the parent must exist (a new name) */
+#define SBX__OBS_DONE   0x4u    /* the supervisor did the call: err is what it got */
+#define SBX__OBS_TARGET_MAX 1023
+/* At most this many events are kept per spawn. */
+#define SBX__EVENTS_MAX 64
 
 /* Allocate a zeroed child (pid -1, pidfd -1); NULL on ENOMEM. */
 sbx_child *sbx__child_new(int32_t backend);

@@ -27,7 +27,9 @@ sbx_child *sbx__child_new(int32_t backend)
         c->pid = -1;
         c->pidfd = -1;
         c->net_fd = c->net_tfd = c->net_dfd = c->net_tfd6 = c->net_dfd6 = -1;
+        c->obs_fd = -1;
         c->backend = backend;
+        c->start_us = sbx__now_us();
         return c;
 }
 
@@ -37,6 +39,14 @@ int64_t sbx__now_ms(void)
 
         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t sbx__now_us(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static void reaped(sbx_child *child, int status)
@@ -49,8 +59,10 @@ static void reaped(sbx_child *child, int status)
             ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL) ||
              (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)))
                 child->timed_out = 1;
+        child->end_us = sbx__now_us();
         sbx__netproxy_release(child);
         child->be->release(child);
+        sbx__events_collect(child);
 }
 
 /* The deadline passed: kill the whole tree and reap it (bounded). */
@@ -63,8 +75,8 @@ static sbx_code expire(sbx_child *child, const char *fn, sbx_error *err)
         if (r < 0)
                 return sbx__fail(err, SBX_E_IO, -r, "%s: the timed-out command could not be "
                                  "reaped within %d ms", fn, SBX__KILL_REAP_MS);
-        reaped(child, st);
         child->timed_out = 1;
+        reaped(child, st);
         return SBX_OK;
 }
 
@@ -264,6 +276,7 @@ void sbx_child_free(sbx_child *child)
         sbx__netproxy_release(child);
         if (child->be != NULL)
                 child->be->release(child);
+        sbx__events_free(child);
         free(child->refusals);
         free(child);
 }

@@ -82,7 +82,15 @@ void sbx__warm_slot_stop(struct sbx__warm_slot *slot);
 /* "read-boundary, network-deny" for the SBX_G_* bits of mask (confine.c). */
 void sbx__guarantee_names(uint32_t mask, char *buf, size_t bufsz);
 
-/* CLOCK_MONOTONIC in ms. */
+/* CLOCK_MONOTONIC in ms, in us. */
 int64_t sbx__now_ms(void);
+int64_t sbx__now_us(void);
+
+/* Denial events (events.c): add one (repeats count once; past
+ * SBX__EVENTS_MAX it is dropped), collect a reaped child's (once), free. */
+void sbx__events_add(sbx_child *c, int32_t op, int32_t source, int32_t err, int32_t pid,
+                     const char *target, size_t len, int64_t time_ms, int truncated);
+void sbx__events_collect(sbx_child *c);
+void sbx__events_free(sbx_child *c);
 
 #endif /* SBX_EXEC_H */

@@ -81,7 +81,7 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
                         return sbx__fail(err, SBX_E_INVALID, 0, "%s: env_set[%zu] sets %.*s, "
                                          "which the sandbox decides", fn, i, (int) (c - e), e);
         }
-        if (out->flags != 0)
+        if ((out->flags & ~SBX_SPAWN_OBSERVE) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
                                  (unsigned) out->flags);
         if (out->n_keep_fds > 0 && out->keep_fds == NULL)
@@ -251,6 +251,13 @@ static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
                                                  be->name, names);
                         }
                 }
+                /* The observer lives in the native backends' supervisor. */
+                if ((o.flags & SBX_SPAWN_OBSERVE) &&
+                    (plan->direct || (be->id != SBX_BACKEND_NATIVE &&
+                                      be->id != SBX_BACKEND_LANDLOCK)))
+                        return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: the %s backend cannot "
+                                         "observe denials (SBX_SPAWN_OBSERVE: native and "
+                                         "landlock only)", fn, be->name);
                 r = be->spawn(plan, argv, &o, &child, err);
                 if (r == SBX_OK)
                         break;
@@ -326,7 +333,7 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                 return r;
         be = sbx__backend_get(o.backend);
         if (plan->direct || slot->off || be == NULL || be->warm_start == NULL ||
-            sbx__plan_proxied(plan) ||
+            sbx__plan_proxied(plan) || (o.flags & SBX_SPAWN_OBSERVE) ||
             o.n_env_set > 0 || o.memory_max > 0 || o.pids_max > 0 || o.n_keep_fds > 0)
                 return sbx_spawn(plan, argv, opts, out, err);
         /* The git locations on disk now, as a cold spawn finds them. */

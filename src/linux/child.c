@@ -205,7 +205,7 @@ static void init_stoptree(int sig)
 static void close_all_but(const int *fds, size_t n)
 {
         unsigned lo = 3;
-        int keep[3 + SBX__MAX_UNIX_FDS], t;
+        int keep[4 + SBX__MAX_UNIX_FDS], t;
         size_t i, j;
 
         if (n > SBX__ARRAY_SIZE(keep))
@@ -357,19 +357,21 @@ static int command_main(void *arg)
  * glibc's clone() is a thin wrapper (no atfork handlers, no locks). */
 static pid_t start_command(struct sbx__prep *p)
 {
-#if SBX__NO_VFORK
-        pid_t pid = sbx__clone_fork();
-
-        if (pid == 0)
-                (void) command_main(p);
-        return pid;
-#else
         const size_t len = 64 * 1024;
-        void *stack = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        void *stack;
         pid_t pid;
         int e;
 
+        /* The observer's command sends its open and execve calls to the
+         * init/monitor, which a vfork parent could not answer. */
+        if (SBX__NO_VFORK || p->obs != NULL) {
+                pid = sbx__clone_fork();
+                if (pid == 0)
+                        (void) command_main(p);
+                return pid;
+        }
+        stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                     -1, 0);
         if (stack == MAP_FAILED)
                 return -1;
         pid = clone(command_main, (char *) stack + len, CLONE_VM | CLONE_VFORK | SIGCHLD, p);
@@ -377,7 +379,6 @@ static pid_t start_command(struct sbx__prep *p)
         (void) munmap(stack, len);
         errno = e;
         return pid;
-#endif
 }
 
 /* What one command's run under the init/monitor came to. */
@@ -565,12 +566,13 @@ static void run_init(struct sbx__prep *p)
          * what it watches: the spawning process, the timer, its children,
          * the listener. */
         {
-                int keep[3 + SBX__MAX_UNIX_FDS];
+                int keep[4 + SBX__MAX_UNIX_FDS];
                 size_t n = 0, k;
 
                 keep[n++] = p->parent_pidfd;
                 keep[n++] = p->children_fd;
                 keep[n++] = listener;
+                keep[n++] = p->obs != NULL ? p->obs->fd : -1;
                 for (k = 0; k < p->n_unix_fds && n < SBX__ARRAY_SIZE(keep); k++)
                         keep[n++] = p->unix_fds[k];
                 close_all_but(keep, n);
@@ -578,6 +580,7 @@ static void run_init(struct sbx__prep *p)
         serve(p, pid, listener, p->timeout_ms, -1, &sv);
         if (p->rung == 2)
                 (void) kill_orphans(p->children_fd);
+        sbx__observe_finish(p->obs);
         _exit(run_code(&sv));
 }
 
@@ -817,9 +820,10 @@ void sbx__ladder_child(void *arg, struct sbx__chan *ch)
                 sbx__child_fail(&p->ch, STEP_SIGNALS, errno, 0);
         sbx__child_reset_signals();
         {
-                int need[72 + SBX__MAX_UNIX_FDS];
+                int need[73 + SBX__MAX_UNIX_FDS];
                 size_t n = 0, k;
 
+                need[n++] = p->obs_pipe[1];     /* the observer's records */
                 need[n++] = p->ruleset_fd;
                 need[n++] = p->parent_pidfd;
                 need[n++] = p->scope_fd;

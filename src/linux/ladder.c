@@ -440,6 +440,8 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         int e, rc, ctrl[2] = { -1, -1 };
 
         memset(&p, 0, sizeof(p));
+        scratch_home[0] = scratch_tmp[0] = '\0';
+        p.obs_pipe[0] = p.obs_pipe[1] = -EBADF;
         p.rung = rung;
         p.ctrl_fd = -EBADF;
         p.proxy_sock[0] = p.proxy_sock[1] = -EBADF;
@@ -573,7 +575,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
          * rung 2 also every write: Landlock cannot keep .git read-only
          * inside a tree whose root stays creatable); for --allow-unix it
          * makes every connect. */
-        if (plan->protects_git || plan->n_unix_sockets > 0) {
+        if (plan->protects_git || plan->n_unix_sockets > 0 || (opts->flags & SBX_SPAWN_OBSERVE)) {
                 unsigned flags = 0;
                 size_t i, n = 0;
 
@@ -581,6 +583,20 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         flags |= SBX__NF_NAMES | (rung == 2 ? SBX__NF_WRITES : 0);
                 if (plan->n_unix_sockets > 0)
                         flags |= SBX__NF_CONNECT;
+                if (opts->flags & SBX_SPAWN_OBSERVE) {
+                        /* The observer (observe.c): every path call and
+                         * exec watched, every connect done and seen. */
+                        const char *sc1[] = { "/tmp", "/run", "/dev/shm", NULL };
+                        const char *sc2[] = { scratch_home, scratch_tmp, NULL };
+
+                        flags |= SBX__NF_OBSERVE | SBX__NF_CONNECT;
+                        r = sbx__observe_prepare(&p, plan, home, home2,
+                                                 rung == 1 ? sc1 : sc2, err);
+                        if (r != SBX_OK)
+                                goto fail;
+                        p.notify_ctx.obs = p.obs;
+                }
+                p.notify_ctx.flags = flags | ((flags & SBX__NF_WRITES) ? SBX__NF_NAMES : 0);
                 p.notify_sock[0] = p.notify_sock[1] = -EBADF;
                 r = sbx__notify_build(flags, &p.notify, &p.notify_ctx.map, err);
                 if (r != SBX_OK)
@@ -697,6 +713,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         child->pid = proc.pid;
         child->pidfd = proc.pidfd;
         proc.pidfd = -1;                /* the child handle owns it now */
+
         child->required = plan->required;
         child->achieved = p.achieved;
         child->monitor = p.monitor;
@@ -728,6 +745,16 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 goto fail;
         }
         atomic_store(&rung_proven[rung - 1], 1);
+        if (p.obs != NULL) {
+                /* The records' read end is the handle's; the write end
+                 * lives on in the init/monitor only (its own fd table by
+                 * now: the command exec'd). */
+                child->obs_fd = p.obs_pipe[0];
+                child->observe = 1;
+                p.obs_pipe[0] = -EBADF;
+                (void) close(p.obs_pipe[1]);
+                p.obs_pipe[1] = -EBADF;
+        }
         if (p.proxy_sock[0] >= 0) {
                 /* Sent before the command's execve, so they are there now. */
                 int fds[5];

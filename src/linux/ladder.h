@@ -78,13 +78,15 @@ struct sbx__mop {
 #define SBX__N_TRUNCATE  18
 #define SBX__N_CONNECT   19     /* --allow-unix: every connect(2) */
 #define SBX__N_SOCKETCALL 20    /* socketcall(SYS_CONNECT, args) (i386, s390, ppc) */
+#define SBX__N_EXECVE    21     /* the observer only (SBX__NF_OBSERVE) */
+#define SBX__N_EXECVEAT  22
 struct sbx__notify_map {
         size_t n;
         struct {
                 uint32_t arch;  /* seccomp_data.arch */
                 int32_t  nr;
                 uint8_t  op;    /* SBX__N_* */
-        } v[96];
+        } v[128];
 };
 /* A protected object: a tree root (everything below it) or one file. */
 struct sbx__prot {
@@ -103,7 +105,48 @@ struct sbx__notify_ctx {
         const char *const *unix_paths;
         const int *unix_fds;
         size_t n_unix;
+        unsigned flags;                 /* SBX__NF_* the filter was built with */
+        const struct sbx__obs *obs;     /* the observer (observe.c), or NULL */
 };
+/* One rule of the plan as the observer evaluates it (observe.c). */
+struct sbx__obs_rule {
+        const char *path;
+        size_t      len;
+        uint32_t    access;             /* SBX__FS_* */
+        int         tree;
+};
+/* The denial observer (SBX_SPAWN_OBSERVE), prepared by the parent,
+ * read-only after: where records go and what the plan allows. */
+struct sbx__obs {
+        int         fd;                 /* the record pipe's write end, O_NONBLOCK */
+        int         rung;
+        const struct sbx__obs_rule *rules;
+        size_t      n_rules;
+        const char *homes[2];           /* hidden homes (isolated HOME), or NULL */
+        const char *scratch[6];         /* writable scratch the plan does not list */
+        size_t      n_scratch;
+        int         net_denied;         /* connects are reported when they fail */
+};
+/* The parent's side (observe_prep.c): the observer for plan, its rules
+ * and pipe, into p->obs / p->obs_pipe.  scratch: writable places the plan
+ * does not list (NULL-terminated). */
+struct sbx__prep;
+sbx_code sbx__observe_prepare(struct sbx__prep *p, const struct sbx_plan *plan,
+                              const char *home, const char *home2,
+                              const char *const *scratch, sbx_error *err);
+void sbx__observe_prep_free(struct sbx__prep *p);
+/* The observer's side of the supervisor (observe.c).  AS-safe. */
+struct sbx__nreq;
+/* 1 if op (with args) is only watched, not done by the supervisor: it was
+ * evaluated and answered "continue". */
+int sbx__observe_call(const struct sbx__nreq *q, uint8_t op, const uint64_t *args);
+/* A call the supervisor did and that failed with error: record it when
+ * the plan denies it (q->op, q->path, q->base). */
+void sbx__observe_answer(const struct sbx__nreq *q, int error);
+/* A connect the supervisor did (or a worker of it) ended with error. */
+void sbx__observe_connect(const struct sbx__nreq *q, const void *sa, unsigned salen, int error);
+/* The command ended: the summary record (how many were not sent). */
+void sbx__observe_finish(const struct sbx__obs *o);
 /* At most this many --allow-unix sockets reach a spawn (a profile holds
  * at most 64). */
 #define SBX__MAX_UNIX_FDS 64
@@ -111,6 +154,7 @@ struct sbx__notify_ctx {
 #define SBX__NF_NAMES   (1u << 0)  /* every naming call (the git name veto) */
 #define SBX__NF_WRITES  (1u << 1)  /* + write opens, truncate, unlink, rmdir (rung 2) */
 #define SBX__NF_CONNECT (1u << 2)  /* every connect (--allow-unix) */
+#define SBX__NF_OBSERVE (1u << 3)  /* + every open, exec, remove (the observer) */
 /* The filter for flags (SBX__NF_*, not 0) and the table, built once per
  * process and flag set (parent).  WRITES: Landlock cannot keep .git
  * read-only inside a writable tree whose root must stay creatable, so the
@@ -129,6 +173,10 @@ struct sbx__nreq {
         uint64_t id;
         pid_t    pid;           /* the calling thread, in our pid namespace */
         const struct sbx__notify_ctx *ctx;
+        uint8_t  op;            /* SBX__N_*, for the observer (0: none) */
+        const char *path;       /* its first path, as the caller gave it */
+        int      base;          /* ... relative to this O_PATH fd (or NOFD) */
+        int      oflags;        /* open's flags */
 };
 /* 1 while the caller still waits for this notification (its pid was not
  * reused); the answer (error: a positive errno, or 0 for val).  AS-safe. */
@@ -183,6 +231,11 @@ struct sbx__prep {
         const struct sbx__bpf *notify;
         struct sbx__notify_ctx notify_ctx;
         struct sbx__prot *notify_prot;  /* malloc'd by the parent */
+        /* SBX_SPAWN_OBSERVE (observe_prep.c): what the supervisor's
+         * observer knows, and its record pipe ([0] goes to the child
+         * handle, [1] to the init/monitor); NULL / -1 = none. */
+        struct sbx__obs *obs;
+        int            obs_pipe[2];
         int            notify_sock[2];
         /* --allow-unix: O_PATH fds on the listed sockets (-1: missing),
          * kept by the init/monitor only (O_CLOEXEC); malloc'd by the parent. */

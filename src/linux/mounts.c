@@ -131,6 +131,7 @@ void sbx__prep_free(struct sbx__prep *p)
         }
         free(p->notify_prot);
         p->notify_prot = NULL;
+        sbx__observe_prep_free(p);
         for (i = 0; p->unix_fds != NULL && i < p->n_unix_fds; i++)
                 if (p->unix_fds[i] >= 0)
                         close(p->unix_fds[i]);

@@ -547,6 +547,8 @@ void sbx__nreq_respond(const struct sbx__nreq *q, int64_t val, int error)
         resp.val = error != 0 ? 0 : val;
         resp.error = error != 0 ? -error : 0;
         (void) ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+        if (error != 0 && q->ctx->obs != NULL && q->op != 0)
+                sbx__observe_answer(q, error);
 }
 
 /* Hand fd to the caller as the syscall's result (and close ours). */
@@ -786,18 +788,23 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
         memset(&u, 0, sizeof(u));
         if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &u.n) < 0)
                 return errno == EINTR || errno == ENOENT ? 0 : -errno;
+        memset(&q, 0, sizeof(q));
         q.lfd = lfd;
         q.id = u.n.id;
         q.pid = (pid_t) u.n.pid;
         q.ctx = ctx;
+        q.base = NOFD;
         memcpy(args, u.n.data.args, sizeof(args));
         for (i = 0; i < ctx->map->n; i++)
                 if (ctx->map->v[i].arch == u.n.data.arch && ctx->map->v[i].nr == u.n.data.nr)
                         op = ctx->map->v[i].op;
-        if (op == 0) {
+        if (op == 0 || (ctx->obs == NULL && (op == SBX__N_EXECVE || op == SBX__N_EXECVEAT))) {
                 sbx__nreq_respond(&q, 0, ENOSYS);
                 return 0;
         }
+        /* Only watched (the observer): judged, then the kernel runs it. */
+        if (sbx__observe_call(&q, op, args))
+                return 0;
         if (op == SBX__N_CONNECT || op == SBX__N_SOCKETCALL) {
                 sbx__notify_connect(&q, args, op == SBX__N_SOCKETCALL);
                 return 0;
@@ -868,6 +875,18 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
         }
         if (!sbx__nreq_valid(&q))
                 goto gone;
+        /* What the observer records if it fails. */
+        q.op = op;
+        q.path = a;
+        q.base = base;
+        if (op == SBX__N_OPEN || op == SBX__N_OPENAT)
+                q.oflags = as_int(args[op == SBX__N_OPEN ? 1 : 2]);
+        else if (op == SBX__N_SYMLINK || op == SBX__N_SYMLINKAT || op == SBX__N_LINK ||
+                 op == SBX__N_LINKAT || op == SBX__N_RENAME || op == SBX__N_RENAMEAT ||
+                 op == SBX__N_RENAMEAT2) {
+                q.path = b;             /* the new name */
+                q.base = base2;
+        }
 
         /* 3 and 4: vet and do it, with the caller's umask. */
         old_mask = umask(caller_umask(q.pid));

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -135,6 +136,25 @@ static socklen_t fd_address(struct sockaddr_un *sun, int n)
  * cannot stall the supervisor.  A datagram socket's connect never waits:
  * it is made here.
  */
+/* The observer's view of a stream connect the worker made: a refusal,
+ * or, for a non-blocking socket (EINPROGRESS), how it ended within a
+ * second, seen without reading SO_ERROR (which the caller will). */
+static void observe_stream(const struct sbx__nreq *q, int sfd, const void *a, uint32_t len,
+                           int e)
+{
+        struct pollfd pfd = { sfd, POLLOUT, 0 };
+        struct sockaddr_storage peer;
+        socklen_t pl = sizeof(peer);
+
+        if (e != EINPROGRESS) {
+                sbx__observe_connect(q, a, len, e);
+                return;
+        }
+        if (poll(&pfd, 1, 1000) == 1 && (pfd.revents & (POLLERR | POLLHUP)) &&
+            getpeername(sfd, (struct sockaddr *) &peer, &pl) < 0)
+                sbx__observe_connect(q, a, len, ECONNREFUSED);
+}
+
 static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_t len)
 {
         union {
@@ -145,7 +165,7 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
         struct sockaddr_un to;
         const struct sockaddr *sa = (const struct sockaddr *) &a.ss;
         socklen_t salen = (socklen_t) len, tlen;
-        int sfd, r, type = 0;
+        int sfd, r, e, type = 0;
 
         if (len > sizeof(a.ss)) {
                 sbx__nreq_respond(q, 0, EINVAL);
@@ -174,10 +194,12 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
                                 pin = q->ctx->unix_fds[i];
                 if (pin == -2) {
                         sbx__nreq_respond(q, 0, EACCES);
+                        sbx__observe_connect(q, &a, len, EACCES);
                         return;
                 }
                 if (pin < 0) {
                         sbx__nreq_respond(q, 0, ENOENT);  /* it did not exist at spawn */
+                        sbx__observe_connect(q, &a, len, ENOENT);
                         return;
                 }
                 salen = fd_address(&to, pin);
@@ -194,7 +216,10 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
                 sbx__nreq_respond(q, 0, errno);         /* ENOTSOCK */
         } else if (type == SOCK_DGRAM) {
                 r = connect(sfd, sa, salen);
-                sbx__nreq_respond(q, 0, r < 0 ? errno : 0);
+                e = r < 0 ? errno : 0;
+                sbx__nreq_respond(q, 0, e);
+                if (a.family != AF_UNIX)
+                        sbx__observe_connect(q, &a, len, e);
         } else {
                 const pid_t self = getpid();
                 pid_t w = sbx__clone_fork();
@@ -205,7 +230,10 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
                         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
                                 _exit(0);
                         r = connect(sfd, sa, salen);
-                        sbx__nreq_respond(q, 0, r < 0 ? errno : 0);
+                        e = r < 0 ? errno : 0;
+                        sbx__nreq_respond(q, 0, e);
+                        if (a.family != AF_UNIX && q->ctx->obs != NULL)
+                                observe_stream(q, sfd, &a, len, e);
                         _exit(0);
                 }
                 if (w < 0)

@@ -51,12 +51,21 @@ static const struct {
         { "truncate",   SBX__N_TRUNCATE },
 };
 
+/* The observer's own (SBX__NF_OBSERVE): watched, never done. */
+static const struct {
+        const char *name;
+        uint8_t     op;
+} observe_calls[] = {
+        { "execve",     SBX__N_EXECVE },
+        { "execveat",   SBX__N_EXECVEAT },
+};
+
 static int writes_only(uint8_t op)
 {
         return op >= SBX__N_UNLINK;
 }
 
-#define N_VARIANTS (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT)
+#define N_VARIANTS (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT | SBX__NF_OBSERVE)
 
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sbx__bpf prog[N_VARIANTS + 1];
@@ -131,7 +140,28 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                 if (r < 0 && r != -EDOM)
                         return r;
         }
-        for (i = 0; i < SBX__ARRAY_SIZE(veto_calls) && (flags & SBX__NF_NAMES); i++) {
+        for (i = 0; i < SBX__ARRAY_SIZE(veto_calls) && (flags & SBX__NF_OBSERVE); i++) {
+                /* Every one of them, whatever its flags: the supervisor
+                 * does what the veto needs and watches the rest. */
+                int nr = seccomp_syscall_resolve_name(veto_calls[i].name);
+
+                if (nr == __NR_SCMP_ERROR)
+                        continue;
+                r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+                if (r < 0 && r != -EDOM)
+                        return r;
+        }
+        for (i = 0; i < SBX__ARRAY_SIZE(observe_calls) && (flags & SBX__NF_OBSERVE); i++) {
+                int nr = seccomp_syscall_resolve_name(observe_calls[i].name);
+
+                if (nr == __NR_SCMP_ERROR)
+                        continue;
+                r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+                if (r < 0 && r != -EDOM)
+                        return r;
+        }
+        for (i = 0; i < SBX__ARRAY_SIZE(veto_calls) && (flags & SBX__NF_NAMES) &&
+                    !(flags & SBX__NF_OBSERVE); i++) {
                 int nr = seccomp_syscall_resolve_name(veto_calls[i].name);
 
                 if (nr == __NR_SCMP_ERROR || (writes_only(veto_calls[i].op) && !writes))
@@ -145,7 +175,7 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                 if (r < 0 && r != -EDOM)
                         return r;
         }
-        if (flags & SBX__NF_NAMES) {
+        if (flags & (SBX__NF_NAMES | SBX__NF_OBSERVE)) {
                 r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
                 if (r < 0 && r != -EDOM)
                         return r;
@@ -166,6 +196,11 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                         nr = seccomp_syscall_resolve_name_arch(token, veto_calls[i].name);
                         if (nr >= 0)
                                 map_add(audit, nr | (int) x32, veto_calls[i].op);
+                }
+                for (i = 0; i < SBX__ARRAY_SIZE(observe_calls); i++) {
+                        nr = seccomp_syscall_resolve_name_arch(token, observe_calls[i].name);
+                        if (nr >= 0)
+                                map_add(audit, nr | (int) x32, observe_calls[i].op);
                 }
                 nr = seccomp_syscall_resolve_name_arch(token, "connect");
                 if (nr >= 0) {
