@@ -407,6 +407,61 @@ int sbx__cgroup_attach(char *const *dirs, pid_t pid)
         return 0;
 }
 
+/* The count after key in a flat-keyed file ("max 3\noom_kill 1\n"). */
+static uint64_t keyed(const char *text, const char *key)
+{
+        size_t n = strlen(key);
+        const char *p = text;
+
+        while (p != NULL && *p != '\0') {
+                if (strncmp(p, key, n) == 0 && p[n] == ' ')
+                        return strtoull(p + n + 1, NULL, 10);
+                p = strchr(p, '\n');
+                if (p != NULL)
+                        p++;
+        }
+        return 0;
+}
+
+void sbx__cgroup_usage(const char *pids_dir, const char *mem_dir, struct sbx__cg_usage *u)
+{
+        char file[SBX_PATH_MAX + 32], buf[1024];
+
+        memset(u, 0, sizeof(*u));
+        if (mem_dir != NULL) {
+                /* v2 memory.peak (5.19+) / memory.events; v1 max_usage and failcnt. */
+                snprintf(file, sizeof(file), "%s/memory.peak", mem_dir);
+                if (read_text(file, buf, sizeof(buf)) == 0) {
+                        u->peak_memory = strtoull(buf, NULL, 10);
+                        u->have_memory = 1;
+                } else {
+                        snprintf(file, sizeof(file), "%s/memory.max_usage_in_bytes", mem_dir);
+                        if (read_text(file, buf, sizeof(buf)) == 0) {
+                                u->peak_memory = strtoull(buf, NULL, 10);
+                                u->have_memory = 1;
+                        }
+                }
+                snprintf(file, sizeof(file), "%s/memory.events", mem_dir);
+                if (read_text(file, buf, sizeof(buf)) == 0) {
+                        u->memory_hit = keyed(buf, "max") > 0 || keyed(buf, "oom_kill") > 0;
+                } else {
+                        snprintf(file, sizeof(file), "%s/memory.failcnt", mem_dir);
+                        if (read_text(file, buf, sizeof(buf)) == 0)
+                                u->memory_hit = strtoull(buf, NULL, 10) > 0;
+                }
+        }
+        if (pids_dir != NULL) {
+                snprintf(file, sizeof(file), "%s/pids.peak", pids_dir);
+                if (read_text(file, buf, sizeof(buf)) == 0) {
+                        u->max_processes = (uint32_t) strtoul(buf, NULL, 10);
+                        u->have_processes = 1;
+                }
+                snprintf(file, sizeof(file), "%s/pids.events", pids_dir);
+                if (read_text(file, buf, sizeof(buf)) == 0)
+                        u->pids_hit = keyed(buf, "max") > 0;
+        }
+}
+
 void sbx__cgroup_destroy(const char *dir)
 {
         struct timespec ms = { 0, 1000 * 1000 };

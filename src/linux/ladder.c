@@ -427,7 +427,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         const char *backend = rung == 1 ? "native" : "landlock";
         const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
         struct sbx__prep p;
-        struct sbx__proc proc = { -1, -1, -1, -1, NULL };
+        struct sbx__proc proc = { -1, -1, -1, -1, NULL, NULL };
         struct sbx__child_report rep;
         char *home = NULL, *home2 = NULL, *scratch = NULL;
         char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];

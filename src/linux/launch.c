@@ -291,6 +291,7 @@ int sbx__launch(uint64_t ns_flags, int hold, sbx__child_fn fn, void *arg, struct
         out->pid = -1;
         out->pidfd = out->err_r = out->sync_w = -1;
         out->shared = NULL;
+        out->ru = NULL;
         shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared == MAP_FAILED)
                 return -errno;
@@ -439,7 +440,8 @@ int sbx__proc_reap(struct sbx__proc *p, int timeout_ms, int *status)
                 return -ECHILD;
         for (;;) {
                 do
-                        w = waitpid(p->pid, &st, __WALL | WNOHANG);
+                        w = p->ru != NULL ? wait4(p->pid, &st, __WALL | WNOHANG, p->ru)
+                                          : waitpid(p->pid, &st, __WALL | WNOHANG);
                 while (w < 0 && errno == EINTR);
                 if (w == p->pid) {
                         if (status != NULL)

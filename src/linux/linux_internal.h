@@ -185,6 +185,14 @@ int sbx__cgroup_v2_base(const char *mnt, const char *own, const char *controller
 int sbx__cgroup_attach(char *const *dirs, pid_t pid);
 /* Kill what is left inside and remove the cgroup (bounded retries). */
 void sbx__cgroup_destroy(const char *dir);
+/* What a spawn's cgroups saw (read before they are destroyed). */
+struct sbx__cg_usage {
+        uint64_t peak_memory;
+        uint32_t max_processes;
+        int      have_memory, have_processes;
+        int      memory_hit, pids_hit;  /* the limit was reached */
+};
+void sbx__cgroup_usage(const char *pids_dir, const char *mem_dir, struct sbx__cg_usage *u);
 
 /* -------------------------------------------------------------- launch.c */
 
@@ -221,6 +229,7 @@ struct sbx__proc {
         int      err_r;
         int      sync_w;                /* -1 unless held */
         int32_t *shared;                /* the progress page */
+        struct rusage *ru;              /* sbx__proc_reap fills it when set */
 };
 
 /* Runs in the child; never returns (it execs or sbx__child_fail()s). */

@@ -19,11 +19,24 @@
 
 int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
 {
-        struct sbx__proc p = { c->pid, c->pidfd, -1, -1, NULL };
+        struct sbx__proc p = { c->pid, c->pidfd, -1, -1, NULL, NULL };
+        struct rusage ru;
+        int r;
 
         if (c->warm != NULL)
                 return sbx__warm_child_wait(c, timeout_ms, status);
-        return sbx__proc_reap(&p, timeout_ms, status);
+        /* The init/monitor reaped the whole tree: its usage is the tree's
+         * (the largest resident set of any one of them). */
+        memset(&ru, 0, sizeof(ru));
+        p.ru = &ru;
+        r = sbx__proc_reap(&p, timeout_ms, status);
+        if (r == 0) {
+                c->user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000u + (uint64_t) ru.ru_utime.tv_usec;
+                c->sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000u + (uint64_t) ru.ru_stime.tv_usec;
+                c->peak_memory = (uint64_t) ru.ru_maxrss * 1024u;
+                c->usage_known |= SBX_USAGE_CPU | SBX_USAGE_MEMORY;
+        }
+        return r;
 }
 
 /* The child itself is still ours (running or an unreaped zombie), so its
@@ -97,6 +110,23 @@ void sbx__linux_child_release(sbx_child *c)
                 (void) sbx__rm_rf(c->scratch);
                 free(c->scratch);
                 c->scratch = NULL;
+        }
+        if (c->cgroup[0] != NULL || c->cgroup[1] != NULL) {
+                struct sbx__cg_usage u;
+
+                sbx__cgroup_usage(c->cgroup[0], c->cgroup[1], &u);
+                if (u.have_memory && c->cgroup[1] != NULL) {
+                        c->peak_memory = u.peak_memory;         /* the tree's, not one's */
+                        c->usage_known |= SBX_USAGE_MEMORY;
+                }
+                if (u.have_processes) {
+                        c->max_processes = u.max_processes;
+                        c->usage_known |= SBX_USAGE_PROCESSES;
+                }
+                if (u.memory_hit)
+                        c->limits_hit |= SBX_LIMIT_HIT_MEMORY;
+                if (u.pids_hit && c->pids_max > 0)
+                        c->limits_hit |= SBX_LIMIT_HIT_PIDS;
         }
         for (i = 0; i < SBX__ARRAY_SIZE(c->cgroup); i++) {
                 if (c->cgroup[i] != NULL) {

@@ -86,7 +86,7 @@ static int send_sig(struct sbx__warm *w, int sig)
  * namespace along) and reap it, bounded. */
 static void warm_kill(struct sbx__warm *w)
 {
-        struct sbx__proc p = { w->pid, w->pidfd, -1, -1, NULL };
+        struct sbx__proc p = { w->pid, w->pidfd, -1, -1, NULL, NULL };
 
         w->dead = 1;
         if (w->pid > 0) {
@@ -304,7 +304,7 @@ sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
         (void) close(errp[1]);
         errp[1] = -1;
         /* Learn whether execve succeeded, as a cold spawn does. */
-        tmp = (struct sbx__proc){ w->pid, w->pidfd, errp[0], -1, w->shared };
+        tmp = (struct sbx__proc){ w->pid, w->pidfd, errp[0], -1, w->shared, NULL };
         rc = sbx__launch_wait_exec(&tmp, &rep);
         if (rc != 0) {
                 /* The command did not start: the zygote answers for it
@@ -373,7 +373,7 @@ void sbx__warm_stop(struct sbx__warm *w)
         if (w->ctrl >= 0)
                 (void) close(w->ctrl);  /* the zygote reads EOF and ends */
         w->ctrl = -1;
-        p = (struct sbx__proc){ w->pid, w->pidfd, -1, -1, NULL };
+        p = (struct sbx__proc){ w->pid, w->pidfd, -1, -1, NULL, NULL };
         if (p.pid > 0 && sbx__proc_reap(&p, WARM_REAP_MS, NULL) < 0) {
                 (void) send_sig(w, SIGKILL);
                 (void) sbx__proc_reap(&p, WARM_REAP_MS, NULL);

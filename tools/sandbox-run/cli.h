@@ -99,6 +99,9 @@ enum { SEEN_MODE = 1u << 0, SEEN_WORKSPACE = 1u << 1, SEEN_NETWORK = 1u << 2,
 extern int json_mode;
 
 void json_str(FILE *f, const char *str);
+/* After the run (report.c): the JSON result object (--json) or the
+ * model-facing lines; the denial class the events show (NONE if none). */
+int32_t report_run(const sbx_child *child, int status, int observed, const char *backend);
 /* sandbox-run's own one-line message on stderr (JSON with --json). */
 void say(int32_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void die(int status, int32_t code, const char *msg) __attribute__((noreturn));

@@ -418,69 +418,6 @@ static void check_danger(const struct opts *o)
         }
 }
 
-/* What the egress proxy refused, after the run: one model-facing line per
- * target naming the flag that would allow it (JSON with --json). */
-static void report_refusals(const sbx_child *child)
-{
-        sbx_net_refusal r[64];
-        uint64_t dropped = 0;
-        size_t n = 0, i, j;
-
-        if (sbx_child_net_refusals(child, r, 64, &n, &dropped, NULL) != SBX_OK ||
-            (n == 0 && dropped == 0))
-                return;
-        if (json_mode) {
-                fputs("{\"network_refused\":[", stderr);
-                for (i = 0; i < n; i++) {
-                        fputs(i > 0 ? ",{\"host\":" : "{\"host\":", stderr);
-                        json_str(stderr, r[i].host);
-                        fprintf(stderr, ",\"port\":%d,\"reason\":", (int) r[i].port);
-                        json_str(stderr, sbx_net_reason_name(r[i].reason));
-                        fputs(",\"address\":", stderr);
-                        json_str(stderr, r[i].addr);
-                        fputc('}', stderr);
-                }
-                fprintf(stderr, "],\"dropped\":%llu}\n", (unsigned long long) dropped);
-                fflush(stderr);
-                return;
-        }
-        for (i = 0; i < n; i++) {
-                const char *why = sbx_net_reason_name(r[i].reason);
-                int addr = strcmp(why, "address-class") == 0;
-
-                if (r[i].host[0] == '\0' || r[i].port <= 0 ||
-                    (strcmp(why, "not-allowed") != 0 && !addr))
-                        continue;       /* not a target's refusal (a bad request, the limit) */
-                for (j = 0; j < i; j++)
-                        if (strcmp(r[j].host, r[i].host) == 0 && r[j].port == r[i].port &&
-                            r[j].reason == r[i].reason)
-                                break;
-                if (j < i)
-                        continue;
-                {
-                        /* "[v6]:port": unbracketed, a hint would name another
-                         * address, or one with every port. */
-                        int v6 = strchr(r[i].host, ':') != NULL;
-                        char t[300];
-
-                        (void) snprintf(t, sizeof(t), "%s%s%s:%d", v6 ? "[" : "", r[i].host,
-                                        v6 ? "]" : "", (int) r[i].port);
-                        if (addr)
-                                fprintf(stderr, "sandbox-run: network: %s was refused: it "
-                                        "resolves to %s, an address the allowlist does not name; "
-                                        "to allow it: --allow-host %s+CLASS (or the address "
-                                        "itself)\n", t, r[i].addr, t);
-                        else if (strcmp(r[i].host, "::") == 0 || strcmp(r[i].host, "0.0.0.0") == 0)
-                                fprintf(stderr, "sandbox-run: network: %s was refused: an "
-                                        "unspecified address is never reachable\n", t);
-                        else
-                                fprintf(stderr, "sandbox-run: network: %s was refused: not in "
-                                        "the allowlist; to allow it: --allow-host %s\n", t, t);
-                }
-        }
-        fflush(stderr);
-}
-
 int main(int argc, char **argv)
 {
         static struct opts o;   /* static: release_all() reads it after main returns */
@@ -498,6 +435,7 @@ int main(int argc, char **argv)
         const char *const probe_argv[] = { "true", NULL };
         const char *const *cmd;
         int saved_err = -1, pipefd[2] = { -1, -1 }, wstatus = 0, status, piped = 0;
+        int32_t denied;
         sbx_code r;
         struct stat st;
 
@@ -709,7 +647,14 @@ int main(int argc, char **argv)
                     SBX_OK)
                         die_err(&e);
         }
+        /* The observer records what the sandbox refuses (docs/events.md);
+         * a backend without it (bwrap) runs the command unobserved. */
+        so.flags = SBX_SPAWN_OBSERVE;
         r = sbx_spawn(plan, cmd, &so, &child, &e);
+        if (r == SBX_E_UNSUPPORTED) {
+                so.flags = 0;
+                r = sbx_spawn(plan, cmd, &so, &child, &e);
+        }
         if (saved_err >= 0) {
                 (void) dup2(saved_err, STDERR_FILENO);
                 close(saved_err);
@@ -731,7 +676,9 @@ int main(int argc, char **argv)
         if (sbx_child_wait(child, &wstatus, &e) != SBX_OK)
                 die_err(&e);
         status = exit_status_of(wstatus);
-        report_refusals(child);
+        denied = report_run(child, status, so.flags != 0,
+                            confined != NULL ? sbx_backend_name(sbx_confined_argv_backend(confined))
+                                             : NULL);
         if (sbx_child_timed_out(child)) {
                 /* As timeout(1): the whole tree was killed. */
                 char buf[SBX_PATH_MAX + 32];
@@ -746,15 +693,18 @@ int main(int argc, char **argv)
                 return EXIT_TIMED_OUT;
         }
         if (status != 0 && piped) {
-                int32_t cls = SBX_DENIAL_NONE;
+                int32_t cls = denied;
                 char marker[SBX_DENIAL_CLASS_MARKER_MAX];
 
                 if (confined != NULL)
                         check_runner_failure(confined, status, &tail, cmd[0]);
-                /* The marker only for what the sandbox denied, naming it. */
-                if (sbx_plan_denial(plan, confined != NULL ? sbx_confined_argv_backend(confined)
-                                                           : SBX_BACKEND_AUTO,
-                                    so.cwd, status, tail.buf, tail.len, &cls, NULL) == SBX_OK &&
+                /* The marker only for what the sandbox denied, naming it:
+                 * from the events when the run was observed, else judged
+                 * from stderr. */
+                if ((so.flags != 0 ||
+                     sbx_plan_denial(plan, confined != NULL ? sbx_confined_argv_backend(confined)
+                                                            : SBX_BACKEND_AUTO,
+                                     so.cwd, status, tail.buf, tail.len, &cls, NULL) == SBX_OK) &&
                     cls != SBX_DENIAL_NONE &&
                     sbx_denial_class_marker(cls, o.mode, marker, sizeof(marker), NULL) == SBX_OK) {
                         fprintf(stderr, "%s\n", marker);
