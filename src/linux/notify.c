@@ -546,9 +546,11 @@ void sbx__nreq_respond(const struct sbx__nreq *q, int64_t val, int error)
         resp.id = q->id;
         resp.val = error != 0 ? 0 : val;
         resp.error = error != 0 ? -error : 0;
-        (void) ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+        /* Recorded first: once answered, the command may end, and with
+         * it the sandbox and this worker. */
         if (error != 0 && q->ctx->obs != NULL && q->op != 0)
                 sbx__observe_answer(q, error);
+        (void) ioctl(q->lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 /* Hand fd to the caller as the syscall's result (and close ours). */

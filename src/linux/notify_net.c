@@ -136,9 +136,10 @@ static socklen_t fd_address(struct sockaddr_un *sun, int n)
  * cannot stall the supervisor.  A datagram socket's connect never waits:
  * it is made here.
  */
-/* The observer's view of a stream connect the worker made: a refusal,
- * or, for a non-blocking socket (EINPROGRESS), how it ended within a
- * second, seen without reading SO_ERROR (which the caller will). */
+/* The observer's view of a non-blocking stream connect the worker made
+ * (EINPROGRESS): how it ended within a second, seen without reading
+ * SO_ERROR (which the caller will).  Best effort: the sandbox may end
+ * first. */
 static void observe_stream(const struct sbx__nreq *q, int sfd, const void *a, uint32_t len,
                            int e)
 {
@@ -193,13 +194,13 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
                             memcmp(q->ctx->unix_paths[i], a.sun.sun_path, plen) == 0)
                                 pin = q->ctx->unix_fds[i];
                 if (pin == -2) {
-                        sbx__nreq_respond(q, 0, EACCES);
                         sbx__observe_connect(q, &a, len, EACCES);
+                        sbx__nreq_respond(q, 0, EACCES);
                         return;
                 }
                 if (pin < 0) {
-                        sbx__nreq_respond(q, 0, ENOENT);  /* it did not exist at spawn */
                         sbx__observe_connect(q, &a, len, ENOENT);
+                        sbx__nreq_respond(q, 0, ENOENT);  /* it did not exist at spawn */
                         return;
                 }
                 salen = fd_address(&to, pin);
@@ -217,9 +218,9 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
         } else if (type == SOCK_DGRAM) {
                 r = connect(sfd, sa, salen);
                 e = r < 0 ? errno : 0;
-                sbx__nreq_respond(q, 0, e);
                 if (a.family != AF_UNIX)
                         sbx__observe_connect(q, &a, len, e);
+                sbx__nreq_respond(q, 0, e);
         } else {
                 const pid_t self = getpid();
                 pid_t w = sbx__clone_fork();
@@ -231,8 +232,12 @@ static void do_connect(const struct sbx__nreq *q, int fd, uint64_t addr, uint32_
                                 _exit(0);
                         r = connect(sfd, sa, salen);
                         e = r < 0 ? errno : 0;
+                        /* Recorded before the answer: once answered, the
+                         * command may end, and the sandbox with it. */
+                        if (a.family != AF_UNIX && q->ctx->obs != NULL && e != EINPROGRESS)
+                                sbx__observe_connect(q, &a, len, e);
                         sbx__nreq_respond(q, 0, e);
-                        if (a.family != AF_UNIX && q->ctx->obs != NULL)
+                        if (a.family != AF_UNIX && q->ctx->obs != NULL && e == EINPROGRESS)
                                 observe_stream(q, sfd, &a, len, e);
                         _exit(0);
                 }

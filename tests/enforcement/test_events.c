@@ -1,0 +1,374 @@
+/*
+ * test_events.c - denial events and resource accounting (sbx_child_events,
+ * sbx_child_usage; docs/events.md), checked against ground truth: each
+ * command attempts operations the test knows are denied, the host sees
+ * that they had no effect (the file does not exist, the listener accepted
+ * nothing), and the events name exactly those operations; a clean build
+ * produces none; a flood stays within the cap.  Both backends, every
+ * mode the check applies to, root and unprivileged (CI runs it twice).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "enforcement/spawn_util.h"
+
+#define MAX_EV 64
+
+struct obs_run {
+        int       status;
+        size_t    n;
+        uint64_t  dropped;
+        sbx_event ev[MAX_EV];
+        sbx_usage usage;
+};
+
+/* argv confined under profile on backend, observed (flags), waited for
+ * with the spawn's own bound; events and usage into r. */
+static void obs_spawn(struct fx *f, int32_t backend, const sbx_profile *profile,
+                      const char *const *argv, uint32_t flags, uint64_t pids_max,
+                      uint64_t timeout_ms, struct obs_run *r)
+{
+        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+        sbx_plan *plan = NULL;
+        sbx_child *child = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+
+        memset(r, 0, sizeof(*r));
+        if (sbx_plan_compile(profile, &plan, &e) != SBX_OK)
+                fail_msg("sbx_plan_compile: %s", e.message);
+        so.backend = backend;
+        so.envp = f->envp;
+        so.flags = flags;
+        so.pids_max = pids_max;
+        so.timeout_ms = timeout_ms > 0 ? timeout_ms : WAIT_MS;
+        so.stdin_fd = -1;
+        if (sbx_spawn(plan, argv, &so, &child, &e) != SBX_OK)
+                fail_msg("%s: sbx_spawn: %s", f->label, e.message);
+        if (sbx_child_wait(child, &r->status, &e) != SBX_OK)
+                fail_msg("%s: sbx_child_wait: %s", f->label, e.message);
+        if (sbx_child_events(child, r->ev, MAX_EV, &r->n, &r->dropped, &e) != SBX_OK)
+                fail_msg("sbx_child_events: %s", e.message);
+        r->usage = (sbx_usage) SBX_USAGE_INIT;
+        if (sbx_child_usage(child, &r->usage, &e) != SBX_OK)
+                fail_msg("sbx_child_usage: %s", e.message);
+        sbx_child_free(child);
+        sbx_plan_free(plan);
+}
+
+/* The event for (op, target), or NULL. */
+static const sbx_event *find(const struct obs_run *r, int32_t op, const char *target)
+{
+        size_t i;
+
+        for (i = 0; i < r->n; i++)
+                if (r->ev[i].op == op && strcmp(r->ev[i].target, target) == 0)
+                        return &r->ev[i];
+        return NULL;
+}
+
+static void dump(const struct obs_run *r)
+{
+        size_t i;
+
+        for (i = 0; i < r->n; i++)
+                print_message("[  EVENT   ] %s %s errno %d source %d\n",
+                              sbx_event_op_name(r->ev[i].op), r->ev[i].target,
+                              (int) r->ev[i].err, (int) r->ev[i].source);
+}
+
+/* A listener's pending connection count without waiting: accept once. */
+static int accepted(int lfd)
+{
+        int c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (c >= 0) {
+                close(c);
+                return 1;
+        }
+        return 0;
+}
+
+/* Write outside, read a hidden secret, connect to a host port: exactly
+ * those three show, and none of them had an effect. */
+static void test_events__denials_are_named(void **state)
+{
+        static const int32_t modes[] = { SBX_MODE_READ_ONLY, SBX_MODE_WORKSPACE_WRITE };
+        struct fx *f = *state;
+        char port[16], script[4 * PATH_MAX], hp[32];
+        const char *victim = P(f->outside, "denied"), *secret = P(f->home, ".ssh/id_rsa");
+        struct obs_run r;
+        size_t b, m;
+        int lfd;
+
+        assert_int_equal(mkdir(P(f->home, ".ssh"), 0700), 0);
+        assert_int_equal(write_file(secret, SECRET "\n", 0600), 0);
+        lfd = fx_tcp_listener(f, port, sizeof(port));
+        (void) snprintf(hp, sizeof(hp), "127.0.0.1:%s", port);
+        (void) snprintf(script, sizeof(script), "echo x > %s; cat %s; %s tcp 127.0.0.1 %s; exit 3", victim,
+                        secret, f->probe, port);
+        for (b = 0; b < N_BACKENDS; b++) {
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                for (m = 0; m < 2; m++) {
+                        const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                        sbx_profile *p = make_profile(f, modes[m], 0);
+                        const sbx_event *e;
+
+                        set_label(f, BACKENDS[b], modes[m], NULL);
+                        obs_spawn(f, BACKENDS[b], p, argv, SBX_SPAWN_OBSERVE, 0, 0, &r);
+                        sbx_profile_free(p);
+                        dump(&r);
+                        CHECK(f, ecode(r.status) == 3, "status %s", describe_status(r.status));
+                        /* Ground truth, from the host. */
+                        CHECK(f, !exists(victim), "%s was written", victim);
+                        CHECK(f, !accepted(lfd), "the host listener got a connection");
+                        e = find(&r, SBX_OP_CREATE, victim);
+                        CHECK(f, e != NULL && e->err != 0 && e->source == SBX_EVENT_OBSERVER &&
+                                 sbx_event_denial_class(e) == SBX_DENIAL_FILE_WRITE,
+                              "no create event for %s", victim);
+                        e = find(&r, SBX_OP_READ, secret);
+                        CHECK(f, e != NULL && e->err != 0 &&
+                                 sbx_event_denial_class(e) == SBX_DENIAL_FILE_READ,
+                              "no read event for %s", secret);
+                        /* Rung 1 has a private network, where the connect
+                         * is refused and seen; rung 2 refuses the socket
+                         * itself in its filter, where the observer cannot
+                         * see it (docs/events.md). */
+                        if (BACKENDS[b] == SBX_BACKEND_NATIVE) {
+                                e = find(&r, SBX_OP_CONNECT, hp);
+                                CHECK(f, e != NULL && e->err == ECONNREFUSED,
+                                      "no connect event for %s", hp);
+                                CHECK(f, r.n == 3, "%zu events, want exactly 3", r.n);
+                        } else {
+                                CHECK(f, r.n == 2, "%zu events, want exactly 2", r.n);
+                        }
+                        CHECK(f, r.dropped == 0, "%llu dropped", (unsigned long long) r.dropped);
+                }
+        }
+        fx_done(f);
+}
+
+/* The same denied write, not observed: no file event (the flag is what
+ * turns the observer on), and the write still fails. */
+static void test_events__unobserved_has_no_file_events(void **state)
+{
+        struct fx *f = *state;
+        char script[2 * PATH_MAX];
+        const char *victim = P(f->outside, "unobserved");
+        struct obs_run r;
+        size_t b;
+
+        (void) snprintf(script, sizeof(script), "echo x > %s", victim);
+        for (b = 0; b < N_BACKENDS; b++) {
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_profile *p;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
+                obs_spawn(f, BACKENDS[b], p, argv, 0, 0, 0, &r);
+                sbx_profile_free(p);
+                CHECK(f, ecode(r.status) != 0, "the write succeeded");
+                CHECK(f, !exists(victim), "%s was written", victim);
+                CHECK(f, r.n == 0, "%zu events without the observer", r.n);
+        }
+        fx_done(f);
+}
+
+/* A clean build of a small C project in the workspace: it probes many
+ * paths that do not exist (header search), none of which is a denial. */
+static void test_events__clean_build_has_none(void **state)
+{
+        struct fx *f = *state;
+        struct obs_run r;
+        size_t b;
+        char script[2 * PATH_MAX];
+
+        assert_int_equal(write_file(P(f->ws, "a.c"), "#include <stdio.h>\n#include <string.h>\n"
+                                    "int twice(int x);\nint main(void) { printf(\"%d\\n\", "
+                                    "twice((int) strlen(\"abc\"))); return 0; }\n", 0644), 0);
+        assert_int_equal(write_file(P(f->ws, "b.c"), "#include <stdlib.h>\n#include <math.h>\n"
+                                    "int twice(int x) { return 2 * x; }\n", 0644), 0);
+        for (b = 0; b < N_BACKENDS; b++) {
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_profile *p;
+                char out[64];
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                /* Rung 2 refuses metadata changes (the linker's chmod +x,
+                 * docs/backends.md): the program is built, not run, there. */
+                (void) snprintf(script, sizeof(script), "cd %s && cc -O1 -c a.c b.c && cc -o prog "
+                                "a.o b.o && rm -f a.o b.o%s", f->ws,
+                                BACKENDS[b] == SBX_BACKEND_NATIVE ? " && ./prog > out.txt" : "");
+                p = make_profile(f, SBX_MODE_WORKSPACE_WRITE, 0);
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, NULL);
+                obs_spawn(f, BACKENDS[b], p, argv, SBX_SPAWN_OBSERVE, 0, 0, &r);
+                sbx_profile_free(p);
+                dump(&r);
+                CHECK(f, ecode(r.status) == 0, "the build failed: %s", describe_status(r.status));
+                CHECK(f, exists(P(f->ws, "prog")), "the program was not built");
+                CHECK(f, BACKENDS[b] != SBX_BACKEND_NATIVE ||
+                         (read_file(P(f->ws, "out.txt"), out, sizeof(out)) > 0 &&
+                          strcmp(out, "6\n") == 0), "the program did not run");
+                CHECK(f, r.n == 0 && r.dropped == 0, "%zu events (%llu dropped) from a clean "
+                      "build", r.n, (unsigned long long) r.dropped);
+                (void) unlink(P(f->ws, "prog"));
+                (void) unlink(P(f->ws, "out.txt"));
+        }
+        fx_done(f);
+}
+
+/* 3000 distinct denied creates: at most the cap is kept, the rest counted,
+ * and none of the files exists. */
+static void test_events__flood_stays_within_the_cap(void **state)
+{
+        struct fx *f = *state;
+        char script[2 * PATH_MAX];
+        struct obs_run r;
+        size_t b;
+
+        (void) snprintf(script, sizeof(script), "i=0; while [ $i -lt 3000 ]; do true > %.1000s/f$i "
+                        "2>/dev/null; i=$((i+1)); done; ls %.1000s | wc -l > /dev/null", f->outside,
+                        f->outside);
+        for (b = 0; b < N_BACKENDS; b++) {
+                const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+                sbx_profile *p;
+                DIR *d;
+                struct dirent *de;
+                int found = 0;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, NULL);
+                obs_spawn(f, BACKENDS[b], p, argv, SBX_SPAWN_OBSERVE, 0, 0, &r);
+                sbx_profile_free(p);
+                CHECK(f, r.n == MAX_EV, "%zu events kept, want the cap %d", r.n, MAX_EV);
+                CHECK(f, r.n + r.dropped == 3000, "%zu kept + %llu dropped, want 3000", r.n,
+                      (unsigned long long) r.dropped);
+                d = opendir(f->outside);
+                assert_non_null(d);
+                while ((de = readdir(d)) != NULL)
+                        found += de->d_name[0] == 'f';
+                closedir(d);
+                CHECK(f, found == 0, "%d flood files exist on the host", found);
+        }
+        fx_done(f);
+}
+
+/* A timeout and a pids limit are events; usage says what the tree used. */
+static void test_events__limits_and_usage(void **state)
+{
+        struct fx *f = *state;
+        struct obs_run r;
+        size_t b;
+
+        for (b = 0; b < N_BACKENDS; b++) {
+                const char *const slow[] = { "/bin/sh", "-c", "sleep 30", NULL };
+                const char *const busy[] = { "/bin/sh", "-c", "head -c 50000000 /dev/zero | "
+                                             "od > /dev/null", NULL };
+                const char *const forks[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 60 ]; do "
+                                              "sleep 3 & i=$((i+1)); done 2>/dev/null; kill "
+                                              "$(jobs -p) 2>/dev/null; exit 0", NULL };
+                sbx_profile *p;
+                sbx_limits_report lim = SBX_LIMITS_REPORT_INIT;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "timeout");
+                obs_spawn(f, BACKENDS[b], p, slow, 0, 0, 300, &r);
+                CHECK(f, find(&r, SBX_OP_LIMIT, "timeout") != NULL, "no timeout event");
+                CHECK(f, (r.usage.limits_hit & SBX_LIMIT_HIT_TIMEOUT) != 0,
+                      "usage does not say the timeout was hit");
+
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "usage");
+                obs_spawn(f, BACKENDS[b], p, busy, 0, 0, 0, &r);
+                CHECK(f, ecode(r.status) == 0, "%s", describe_status(r.status));
+                CHECK(f, (r.usage.known & (SBX_USAGE_WALL | SBX_USAGE_CPU | SBX_USAGE_MEMORY)) ==
+                         (SBX_USAGE_WALL | SBX_USAGE_CPU | SBX_USAGE_MEMORY),
+                      "usage known 0x%x", (unsigned) r.usage.known);
+                CHECK(f, r.usage.user_us + r.usage.sys_us > 0, "no CPU time for 50 MB through od");
+                CHECK(f, r.usage.peak_memory > 1024 * 1024, "peak memory %llu",
+                      (unsigned long long) r.usage.peak_memory);
+                CHECK(f, r.usage.limits_hit == 0, "limits hit 0x%x", (unsigned) r.usage.limits_hit);
+                CHECK(f, r.n == 0, "%zu events", r.n);
+
+                /* pids: an event where a cgroup carries the limit (it
+                 * counts its refusals); RLIMIT_NPROC keeps no count. */
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "pids");
+                {
+                        sbx_plan *plan = NULL;
+                        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+                        sbx_child *c = NULL;
+                        sbx_error e = { 0, 0, { 0 } };
+
+                        assert_int_equal(sbx_plan_compile(p, &plan, &e), SBX_OK);
+                        so.backend = BACKENDS[b];
+                        so.envp = f->envp;
+                        so.pids_max = 10;
+                        so.timeout_ms = WAIT_MS;
+                        if (sbx_spawn(plan, forks, &so, &c, &e) == SBX_OK) {
+                                int st;
+
+                                assert_int_equal(sbx_child_limits(c, &lim, &e), SBX_OK);
+                                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                                r.usage = (sbx_usage) SBX_USAGE_INIT;
+                                assert_int_equal(sbx_child_usage(c, &r.usage, &e), SBX_OK);
+                                assert_int_equal(sbx_child_events(c, r.ev, MAX_EV, &r.n,
+                                                                  &r.dropped, &e), SBX_OK);
+                                if (lim.pids_kind == SBX_LIMIT_CGROUP) {
+                                        CHECK(f, find(&r, SBX_OP_LIMIT, "pids") != NULL,
+                                              "no pids limit event");
+                                        CHECK(f, r.usage.limits_hit & SBX_LIMIT_HIT_PIDS,
+                                              "usage does not say the pids limit was hit");
+                                } else {
+                                        note("%s: pids limit by %d (no count to report)",
+                                             f->label, (int) lim.pids_kind);
+                                }
+                                sbx_child_free(c);
+                        } else {
+                                note("%s: pids limit refused: %s", f->label, e.message);
+                        }
+                        sbx_plan_free(plan);
+                }
+                sbx_profile_free(p);
+        }
+        fx_done(f);
+}
+
+/* Bad input is an error, never a crash. */
+static void test_events__bad_arguments(void **state)
+{
+        sbx_error e = { 0, 0, { 0 } };
+        sbx_usage u = SBX_USAGE_INIT;
+        size_t n;
+        (void) state;
+
+        assert_int_equal(sbx_child_events(NULL, NULL, 0, &n, NULL, &e), SBX_E_INVALID);
+        assert_int_equal(sbx_child_usage(NULL, &u, &e), SBX_E_INVALID);
+        assert_string_equal(sbx_event_op_name(0), "unknown");
+        assert_string_equal(sbx_event_op_name(SBX_OP_UNIX_CONNECT), "unix-connect");
+        assert_string_equal(sbx_event_op_name(99), "unknown");
+        assert_int_equal(sbx_event_denial_class(NULL), SBX_DENIAL_NONE);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_events__bad_arguments),
+                cmocka_unit_test_setup_teardown(test_events__denials_are_named, fx_setup,
+                                                fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__unobserved_has_no_file_events,
+                                                fx_setup, fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__clean_build_has_none, fx_setup,
+                                                fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__flood_stays_within_the_cap,
+                                                fx_setup, fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__limits_and_usage, fx_setup,
+                                                fx_teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
