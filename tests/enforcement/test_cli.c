@@ -363,6 +363,45 @@ static void need_backend(void)
         skip();
 }
 
+/* The --json result object: the last line of stderr (parsed; put it). */
+static json_object *result_object(const struct result *r)
+{
+        const char *line = r->err, *p;
+        json_object *j, *v;
+
+        for (p = r->err; (p = strstr(p, "\n{\"schema\":")) != NULL; p++)
+                line = p + 1;
+        j = json_tokener_parse(line);
+        if (j == NULL)
+                fail_msg("no JSON result object on stderr: %s", r->err);
+        assert_true(json_object_object_get_ex(j, "schema", &v));
+        assert_string_equal(json_object_get_string(v), "sandbox-run/result");
+        assert_true(json_object_object_get_ex(j, "version", &v));
+        assert_int_equal(json_object_get_int(v), 1);
+        return j;
+}
+
+/* 1 if the result's events hold (op, target[, source]). */
+static int has_event(json_object *j, const char *op, const char *target, const char *source)
+{
+        json_object *a, *e, *v;
+        size_t i;
+
+        if (!json_object_object_get_ex(j, "events", &a))
+                return 0;
+        for (i = 0; i < json_object_array_length(a); i++) {
+                e = json_object_array_get_idx(a, i);
+                if (json_object_object_get_ex(e, "op", &v) &&
+                    strcmp(json_object_get_string(v), op) == 0 &&
+                    json_object_object_get_ex(e, "target", &v) &&
+                    strcmp(json_object_get_string(v), target) == 0 &&
+                    (source == NULL || (json_object_object_get_ex(e, "source", &v) &&
+                                        strcmp(json_object_get_string(v), source) == 0)))
+                        return 1;
+        }
+        return 0;
+}
+
 /* ------------------------------------------------------------- tests */
 
 static void test_cli__explain_names_backend_and_guarantees(void **state)
@@ -924,6 +963,75 @@ static int accepted_within(int lfd, int ms)
         return 1;
 }
 
+/* The issue's example: a write outside, a hidden secret and a refused
+ * connection are the three denials --json lists (rung 2 refuses the
+ * socket in its filter, unseen: two there), each without effect on the
+ * host; without --json each gets a model-facing line. */
+static void test_cli__json_lists_the_denials(void **state)
+{
+        char home[PATH_MAX], secret[PATH_MAX], victim[PATH_MAX], script[4 * PATH_MAX];
+        char env_home[PATH_MAX + 8], hp[64], line[PATH_MAX + 64];
+        const char *const b[] = { "native", "landlock" };
+        int port, lfd, i, c;
+        struct result r;
+        (void) state;
+
+        need_backend();
+        if (strcmp(probe, self_exe) == 0) {
+                if (require_all())
+                        fail_msg("this test needs the sbx-probe binary ($SBX_PROBE)");
+                return;
+        }
+        (void) snprintf(home, sizeof(home), "%s/home", base);
+        (void) snprintf(secret, sizeof(secret), "%.2000s/.ssh/id_rsa", home);
+        (void) snprintf(victim, sizeof(victim), "%.2000s/x", outside);
+        (void) snprintf(env_home, sizeof(env_home), "HOME=%s", home);
+        (void) mkdir(home, 0700);
+        (void) snprintf(line, sizeof(line), "%.2000s/.ssh", home);
+        (void) mkdir(line, 0700);
+        {
+                FILE *fp = fopen(secret, "we");
+
+                assert_non_null(fp);
+                fputs("key\n", fp);
+                fclose(fp);
+        }
+        lfd = listen_loopback(&port);
+        (void) snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+        (void) snprintf(script, sizeof(script), "echo x > %s; cat ~/.ssh/id_rsa; cat %s; "
+                        "%s tcp 127.0.0.1 %d", victim, secret, probe, port);
+        for (i = 0; i < 2; i++) {
+                const char *const env[] = { env_home, NULL };
+                const char *const args[] = { "--json", "--backend", b[i], "--workspace", ws,
+                                             "--allow-read", probe_dir, "--", "sh", "-c",
+                                             script, NULL };
+                const char *const plain[] = { "--backend", b[i], "--workspace", ws,
+                                              "--allow-read", probe_dir, "--", "sh", "-c",
+                                              script, NULL };
+                json_object *j;
+
+                run_cli(args, env, &r);
+                assert_true(access(victim, F_OK) < 0);
+                c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                assert_true(c < 0);
+                j = result_object(&r);
+                if (!has_event(j, "create", victim, "observer") ||
+                    !has_event(j, "read", secret, "observer") ||
+                    (i == 0 && !has_event(j, "connect", hp, "observer")))
+                        fail_msg("%s: --json does not list the denials: %s", b[i], r.err);
+                json_object_put(j);
+                result_free(&r);
+
+                run_cli(plain, env, &r);
+                (void) snprintf(line, sizeof(line), "sandbox-run: denied: create %s", victim);
+                if (strstr(r.err, line) == NULL || strstr(r.err, "[sandbox: file write denied") ==
+                    NULL)
+                        fail_msg("%s: no model-facing line for %s: %s", b[i], victim, r.err);
+                result_free(&r);
+        }
+        close(lfd);
+}
+
 /* --allow-host: a refused target is named after the run, with the flag
  * that would allow it; --json says the same as one object. */
 static void test_cli__allow_host_names_refused_targets(void **state)
@@ -968,10 +1076,23 @@ static void test_cli__allow_host_names_refused_targets(void **state)
 
                         run_cli(args, NULL, &r);
                 }
-                (void) snprintf(want, sizeof(want), "{\"network_refused\":[{\"host\":"
-                                "\"127.0.0.1\",\"port\":%d,\"reason\":\"not-allowed\"", oport);
-                if (strstr(r.err, want) == NULL)
-                        fail_msg("--json: stderr %s (want %s)", r.err, want);
+                {
+                        json_object *j = result_object(&r), *a, *o, *v;
+
+                        assert_true(json_object_object_get_ex(j, "network_refused", &a));
+                        assert_true(json_object_array_length(a) >= 1);
+                        o = json_object_array_get_idx(a, 0);
+                        assert_true(json_object_object_get_ex(o, "host", &v));
+                        assert_string_equal(json_object_get_string(v), "127.0.0.1");
+                        assert_true(json_object_object_get_ex(o, "port", &v));
+                        assert_int_equal(json_object_get_int(v), oport);
+                        assert_true(json_object_object_get_ex(o, "reason", &v));
+                        assert_string_equal(json_object_get_string(v), "not-allowed");
+                        /* ... and the same refusal is a connect event. */
+                        (void) snprintf(want, sizeof(want), "127.0.0.1:%d", oport);
+                        assert_true(has_event(j, "connect", want, "proxy"));
+                        json_object_put(j);
+                }
                 result_free(&r);
         }
         close(lfd);
@@ -1536,6 +1657,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__broad_workspace_refused_unless_forced),
                 cmocka_unit_test(test_cli__allow_unix),
                 cmocka_unit_test(test_cli__allow_host_names_refused_targets),
+                cmocka_unit_test(test_cli__json_lists_the_denials),
                 cmocka_unit_test(test_cli__timeout_kills_the_tree),
                 cmocka_unit_test(test_cli__option_mistakes_are_errors),
                 cmocka_unit_test(test_cli__toolchains_run_secrets_stay_hidden),
