@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,6 +38,11 @@ void sbx_run_result_free(sbx_run_result *res)
         free(res->err);
         res->out = res->err = NULL;
         res->out_len = res->err_len = 0;
+        if (res->version >= 2) {        /* a version-1 result has no events */
+                free(res->events);
+                res->events = NULL;
+                res->n_events = 0;
+        }
 }
 
 /* The argv form's normalized command: every argument a single-quoted
@@ -283,10 +289,14 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         if (ex == NULL || o == NULL || res == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex, opts and res must not be NULL",
                                  fn);
-        memset(res, 0, sizeof(*res));
-        if (o->version != SBX_RUN_OPTIONS_VERSION)
+        if (o->version < 1 || o->version > SBX_RUN_OPTIONS_VERSION)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u", fn,
                                  (unsigned) o->version);
+        /* A version-1 caller's result ends before the events. */
+        memset(res, 0, o->version >= 2 ? sizeof(*res) : offsetof(sbx_run_result, events));
+        if (o->version >= 2 && (o->flags & ~SBX_SPAWN_OBSERVE) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
+                                 (unsigned) o->flags);
         if (o->n_tokens > 0 && (o->tokens == NULL || o->execution_id == NULL ||
                                 o->execution_id[0] == '\0'))
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: tokens need the array and an "
@@ -375,6 +385,8 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         so.stdout_fd = po[1];
         so.stderr_fd = pe[1];
         so.timeout_ms = o->timeout_ms;
+        if (o->version >= 2)
+                so.flags = o->flags;    /* observed: a cold spawn (sbx__spawn_warm) */
         /* Without a grant's widening the run's plan is the executor's
          * own: its warm zygote runs it, unless another run has it now. */
         if (n_w == 0 && n_targets == 0 && !net_allow && !s->plan->direct &&
@@ -419,7 +431,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         r = sbx_child_wait(child, &st, err);
         if (r != SBX_OK)
                 goto out;
-        res->version = 1;
+        res->version = o->version >= 2 ? 2 : 1;
         res->exited = WIFEXITED(st);
         res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
         res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
@@ -448,11 +460,32 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         res->err_len = errs.len;
         res->err[errs.len] = '\0';
         res->err_truncated = errs.truncated;
+        if (res->version >= 2) {
+                size_t n = 0, i;
+
+                res->usage = (sbx_usage) SBX_USAGE_INIT;
+                (void) sbx_child_usage(child, &res->usage, NULL);
+                (void) sbx_child_events(child, NULL, 0, &n, NULL, NULL);
+                if (n > 0 && (res->events = calloc(n, sizeof(*res->events))) != NULL)
+                        (void) sbx_child_events(child, res->events, n, &res->n_events,
+                                                &res->events_dropped, NULL);
+                else
+                        (void) sbx_child_events(child, NULL, 0, &i, &res->events_dropped, NULL);
+                if (n > 0 && res->events == NULL)
+                        res->events_dropped += n;
+        }
         if (!res->timed_out && (!res->exited || res->exit_code != 0)) {
                 int32_t cls = SBX_DENIAL_NONE;
+                size_t i;
 
-                if (sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
-                                    res->err, res->err_len, &cls, NULL) == SBX_OK &&
+                /* From the events when the run was observed, else judged
+                 * from stderr. */
+                for (i = 0; res->version >= 2 && i < res->n_events && cls == SBX_DENIAL_NONE;
+                     i++)
+                        cls = sbx_event_denial_class(&res->events[i]);
+                if ((cls != SBX_DENIAL_NONE || (res->version >= 2 && so.flags != 0) ||
+                     sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
+                                     res->err, res->err_len, &cls, NULL) == SBX_OK) &&
                     cls != SBX_DENIAL_NONE) {
                         res->denial = cls;
                         (void) sbx_denial_class_marker(cls, s->mode, res->marker,

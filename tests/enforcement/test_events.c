@@ -338,6 +338,75 @@ static void test_events__limits_and_usage(void **state)
         fx_done(f);
 }
 
+/* An executor's observed run carries its events and usage (options
+ * version 2); a version-1 caller's smaller result is not written past
+ * its end. */
+static void test_events__executor_run_carries_them(void **state)
+{
+        struct fx *f = *state;
+        sbx_executor_set_options so = SBX_EXECUTOR_SET_OPTIONS_INIT;
+        sbx_executor_set *set = NULL;
+        sbx_executor *ex = NULL;
+        sbx_profile *p = make_profile(f, SBX_MODE_READ_ONLY, 0);
+        sbx_error e = { 0, 0, { 0 } };
+        char cmd[2 * PATH_MAX], scratch[PATH_MAX];
+        const char *victim = P(f->outside, "by-executor");
+        size_t b, i;
+
+        (void) snprintf(cmd, sizeof(cmd), "echo x > %s", victim);
+        join(scratch, f->base, "scratch");
+        for (b = 0; b < N_BACKENDS; b++) {
+                sbx_run_options ro = SBX_RUN_OPTIONS_INIT;
+                sbx_run_result res;
+                union {
+                        sbx_run_result r;
+                        unsigned char bytes[sizeof(sbx_run_result)];
+                } v1;
+                const size_t v1_size = offsetof(sbx_run_result, events);
+                int found = 0;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "executor");
+                so.scratch_root = scratch;
+                so.max_executors = 2;
+                so.backend = BACKENDS[b];
+                if (sbx_executor_set_new(p, &so, &set, &e) != SBX_OK ||
+                    sbx_executor_set_get(set, "k", &ex, &e) != SBX_OK)
+                        fail_msg("executor: %s", e.message);
+                ro.command = cmd;
+                ro.envp = f->envp;
+                ro.flags = SBX_SPAWN_OBSERVE;
+                if (sbx_executor_run(ex, &ro, &res, &e) != SBX_OK)
+                        fail_msg("sbx_executor_run: %s", e.message);
+                CHECK(f, res.version == 2, "result version %u", (unsigned) res.version);
+                CHECK(f, !exists(victim), "%s was written", victim);
+                for (i = 0; i < res.n_events; i++)
+                        found |= res.events[i].op == SBX_OP_CREATE &&
+                                 strcmp(res.events[i].target, victim) == 0;
+                CHECK(f, found, "no create event for %s in the run result", victim);
+                CHECK(f, res.denial == SBX_DENIAL_FILE_WRITE, "denial %d", (int) res.denial);
+                CHECK(f, (res.usage.known & SBX_USAGE_WALL) != 0, "no wall time");
+                sbx_run_result_free(&res);
+
+                memset(v1.bytes, 0xa5, sizeof(v1.bytes));
+                ro.version = 1;
+                if (sbx_executor_run(ex, &ro, &v1.r, &e) != SBX_OK)
+                        fail_msg("sbx_executor_run (version 1): %s", e.message);
+                CHECK(f, v1.r.version == 1 && v1.r.exited && v1.r.exit_code != 0,
+                      "version-1 result %u", (unsigned) v1.r.version);
+                for (i = v1_size; i < sizeof(v1.bytes); i++)
+                        if (v1.bytes[i] != 0xa5)
+                                break;
+                CHECK(f, i == sizeof(v1.bytes), "a version-1 result was written at byte %zu", i);
+                sbx_run_result_free(&v1.r);
+                sbx_executor_set_free(set);
+                set = NULL;
+        }
+        sbx_profile_free(p);
+        fx_done(f);
+}
+
 /* Bad input is an error, never a crash. */
 static void test_events__bad_arguments(void **state)
 {
@@ -368,6 +437,8 @@ int main(void)
                                                 fx_setup, fx_teardown),
                 cmocka_unit_test_setup_teardown(test_events__limits_and_usage, fx_setup,
                                                 fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__executor_run_carries_them,
+                                                fx_setup, fx_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
