@@ -567,6 +567,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
 
         /* seccomp + Landlock, built here. */
         seccomp_and_landlock_opts(rung, plan, &ll_opts, &sc_opts);
+        /* Observed, rung 2's internet sockets are refused by the
+         * supervisor's filter instead, which records them (observe.c). */
+        if ((opts->flags & SBX_SPAWN_OBSERVE) && (sc_opts & SBX__SC_DENY_INET))
+                sc_opts |= SBX__SC_INET_NOTIFY;
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
         if (r != SBX_OK)
                 goto fail;
@@ -590,6 +594,8 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         const char *sc2[] = { scratch_home, scratch_tmp, NULL };
 
                         flags |= SBX__NF_OBSERVE | SBX__NF_CONNECT;
+                        if (sc_opts & SBX__SC_INET_NOTIFY)
+                                flags |= SBX__NF_INET;  /* the deny list left them to us */
                         r = sbx__observe_prepare(&p, plan, home, home2,
                                                  rung == 1 ? sc1 : sc2, err);
                         if (r != SBX_OK)

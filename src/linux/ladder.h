@@ -80,6 +80,7 @@ struct sbx__mop {
 #define SBX__N_SOCKETCALL 20    /* socketcall(SYS_CONNECT, args) (i386, s390, ppc) */
 #define SBX__N_EXECVE    21     /* the observer only (SBX__NF_OBSERVE) */
 #define SBX__N_EXECVEAT  22
+#define SBX__N_SOCKET    23     /* SBX__NF_INET: refused, and recorded */
 struct sbx__notify_map {
         size_t n;
         struct {
@@ -145,6 +146,9 @@ int sbx__observe_call(const struct sbx__nreq *q, uint8_t op, const uint64_t *arg
 void sbx__observe_answer(const struct sbx__nreq *q, int error);
 /* A connect the supervisor did (or a worker of it) ended with error. */
 void sbx__observe_connect(const struct sbx__nreq *q, const void *sa, unsigned salen, int error);
+/* socket(AF_INET / AF_INET6) under SBX__NF_INET: answered EPERM, always,
+ * and recorded. */
+void sbx__observe_socket(const struct sbx__nreq *q, const uint64_t *args);
 /* The command ended: the summary record (how many were not sent). */
 void sbx__observe_finish(const struct sbx__obs *o);
 /* At most this many --allow-unix sockets reach a spawn (a profile holds
@@ -155,6 +159,8 @@ void sbx__observe_finish(const struct sbx__obs *o);
 #define SBX__NF_WRITES  (1u << 1)  /* + write opens, truncate, unlink, rmdir (rung 2) */
 #define SBX__NF_CONNECT (1u << 2)  /* every connect (--allow-unix) */
 #define SBX__NF_OBSERVE (1u << 3)  /* + every open, exec, remove (the observer) */
+#define SBX__NF_INET    (1u << 4)  /* socket(AF_INET/AF_INET6): refused here (rung 2's
+                                    * seccomp SBX__SC_INET_NOTIFY leaves them to us) */
 /* The filter for flags (SBX__NF_*, not 0) and the table, built once per
  * process and flag set (parent).  WRITES: Landlock cannot keep .git
  * read-only inside a writable tree whose root must stay creatable, so the

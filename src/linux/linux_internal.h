@@ -113,6 +113,10 @@ int sbx__landlock_add_child(int ruleset_fd, const char *path, uint32_t access);
 /* socket(AF_UNIX) only of type stream or seqpacket, whose connect the
  * supervisor mediates (--allow-unix; without DENY_UNIX_PATH). */
 #define SBX__SC_UNIX_STREAM     (1u << 3)
+/* With DENY_INET: socket(AF_INET / AF_INET6) is not refused here but by
+ * the supervisor's filter (SBX__NF_INET), which answers EPERM and lets the
+ * observer record it.  Only with that filter loaded (ladder.c). */
+#define SBX__SC_INET_NOTIFY     (1u << 4)
 
 struct sbx__bpf {
         void  *filter;          /* struct sock_filter[] */

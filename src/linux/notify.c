@@ -800,6 +800,10 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
         for (i = 0; i < ctx->map->n; i++)
                 if (ctx->map->v[i].arch == u.n.data.arch && ctx->map->v[i].nr == u.n.data.nr)
                         op = ctx->map->v[i].op;
+        if (op == SBX__N_SOCKET) {
+                sbx__observe_socket(&q, args);          /* always EPERM */
+                return 0;
+        }
         if (op == 0 || (ctx->obs == NULL && (op == SBX__N_EXECVE || op == SBX__N_EXECVEAT))) {
                 sbx__nreq_respond(&q, 0, ENOSYS);
                 return 0;

@@ -484,6 +484,15 @@ void sbx__observe_answer(const struct sbx__nreq *q, int error)
         judge(q, eop, need, dfd, path, error);
 }
 
+void sbx__observe_socket(const struct sbx__nreq *q, const uint64_t *args)
+{
+        const char *fam = (uint32_t) args[0] == AF_INET6 ? "inet6" : "inet";
+
+        if (q->ctx->obs != NULL)
+                emit(q->ctx->obs, SBX_OP_SOCKET, SBX__OBS_DONE, EPERM, q->pid, fam, strlen(fam));
+        sbx__nreq_respond(q, 0, EPERM);
+}
+
 void sbx__observe_connect(const struct sbx__nreq *q, const void *sa, unsigned salen, int error)
 {
         const struct sbx__obs *o = q->ctx->obs;

@@ -468,7 +468,23 @@ static sbx_code sc_add_socket(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err
                         rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 2, c, err);
                 }
         }
-        if (rc == SBX_OK && (opts & SBX__SC_DENY_INET) != 0) {
+        if (rc == SBX_OK && (opts & SBX__SC_DENY_INET) != 0 &&
+            (opts & SBX__SC_INET_NOTIFY) != 0) {
+                /* The observer's variant: AF_INET and AF_INET6 exactly go
+                 * on to the supervisor's filter, which refuses them too
+                 * (SBX__NF_INET); every other family but AF_UNIX is refused
+                 * here: above AF_NETLINK (on all 64 bits) and the low ones
+                 * above, AF_UNSPEC and AF_NETLINK below. */
+                static const uint32_t rest[] = { AF_UNSPEC, AF_NETLINK };
+
+                for (i = 0; i < SBX__ARRAY_SIZE(rest) && rc == SBX_OK; i++) {
+                        c[0] = sc_eq32(0, rest[i]);
+                        rc = sc_rule(ctx, act, SCMP_SYS(socket), "socket", 1, c, err);
+                }
+                c[0] = sc_cmp(0, SCMP_CMP_NE, AF_UNIX, 0);
+                if (rc == SBX_OK)
+                        rc = sc_rule(ctx, act, SCMP_SYS(socketpair), "socketpair", 1, c, err);
+        } else if (rc == SBX_OK && (opts & SBX__SC_DENY_INET) != 0) {
                 /* Not AF_UNIX on all 64 bits: a value with high bits set is
                  * refused too, which is only stricter than the kernel. */
                 c[0] = sc_cmp(0, SCMP_CMP_NE, AF_UNIX, 0);

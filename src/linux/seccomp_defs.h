@@ -31,7 +31,8 @@
  * in sc_arches (MIPS and alpha, which offset them, are not supported). */
 #define SC_NR_OPEN_TREE_ATTR    467u
 #define SC_OPTS_ALL             (SBX__SC_DENY_INET | SBX__SC_DENY_UNIX_PATH | \
-                                 SBX__SC_DENY_METADATA | SBX__SC_UNIX_STREAM)
+                                 SBX__SC_DENY_METADATA | SBX__SC_UNIX_STREAM | \
+                                 SBX__SC_INET_NOTIFY)
 /* Newer than libseccomp 2.5.4's table; one number on every ABI we list. */
 #define SC_NR_FCHMODAT2         452u
 #define SC_NR_SETXATTRAT        463u

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -58,6 +59,7 @@ static const struct {
 } observe_calls[] = {
         { "execve",     SBX__N_EXECVE },
         { "execveat",   SBX__N_EXECVEAT },
+        { "socket",     SBX__N_SOCKET },
 };
 
 static int writes_only(uint8_t op)
@@ -65,7 +67,8 @@ static int writes_only(uint8_t op)
         return op >= SBX__N_UNLINK;
 }
 
-#define N_VARIANTS (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT | SBX__NF_OBSERVE)
+#define N_VARIANTS (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT | SBX__NF_OBSERVE | \
+                    SBX__NF_INET)
 
 static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sbx__bpf prog[N_VARIANTS + 1];
@@ -154,7 +157,7 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
         for (i = 0; i < SBX__ARRAY_SIZE(observe_calls) && (flags & SBX__NF_OBSERVE); i++) {
                 int nr = seccomp_syscall_resolve_name(observe_calls[i].name);
 
-                if (nr == __NR_SCMP_ERROR)
+                if (nr == __NR_SCMP_ERROR || observe_calls[i].op == SBX__N_SOCKET)
                         continue;
                 r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
                 if (r < 0 && r != -EDOM)
@@ -174,6 +177,19 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                         r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
                 if (r < 0 && r != -EDOM)
                         return r;
+        }
+        if (flags & SBX__NF_INET) {
+                /* Exactly these two; the deny list refuses every other
+                 * value but AF_UNIX (SBX__SC_INET_NOTIFY). */
+                static const uint32_t fam[] = { AF_INET, AF_INET6 };
+
+                for (i = 0; i < SBX__ARRAY_SIZE(fam); i++) {
+                        struct scmp_arg_cmp c = { 0, SCMP_CMP_MASKED_EQ, 0xffffffffu, fam[i] };
+
+                        r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, &c);
+                        if (r < 0 && r != -EDOM)
+                                return r;
+                }
         }
         if (flags & (SBX__NF_NAMES | SBX__NF_OBSERVE)) {
                 r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
