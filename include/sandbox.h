@@ -1028,7 +1028,7 @@ typedef struct sbx_spawn_options {
                                          * without a cgroup fails closed.  The
                                          * bwrap backend and unconfined plans
                                          * refuse both limits */
-        uint32_t flags;                 /* 0 or SBX_SPAWN_OBSERVE (below) */
+        uint32_t flags;                 /* 0, SBX_SPAWN_OBSERVE[_READS] (below) */
         /* ---- version 2 ---- */
         int32_t  stdin_fd;              /* becomes the child's fd 0; -1 = inherit */
         int32_t  stdout_fd;             /* fd 1; -1 = inherit */
@@ -1160,18 +1160,24 @@ typedef struct sbx_event {
         char     target[SBX_EVENT_TARGET_MAX];
 } sbx_event;
 
-/* sbx_spawn_options.flags: watch the command's file, exec and socket
- * calls and record the ones the plan denies (docs/events.md).  Native and
+/* sbx_spawn_options.flags: watch the command's writes (opens for writing,
+ * creates, removes, renames), execs, connects and refused internet sockets
+ * and record the ones the plan denies (docs/events.md).  Native and
  * landlock backends only (others: SBX_E_UNSUPPORTED).  It never changes
- * what is enforced; it costs a round trip to the supervisor per watched
- * call (bench/observe).  Since: 0.2. */
+ * what is enforced; each watched call costs a round trip to the
+ * supervisor (bench/observe).  Since: 0.2. */
 #define SBX_SPAWN_OBSERVE 0x1u
+/* ... and every open for reading too (implies SBX_SPAWN_OBSERVE): reads
+ * of hidden files are reported, at a round trip per open (a compile opens
+ * thousands of files; bench/observe measures it).  Since: 0.2. */
+#define SBX_SPAWN_OBSERVE_READS 0x2u
 
 /* The spawn's events, oldest first: up to max into out, *n_out how many
  * (out may be NULL with max 0 to count), *dropped (may be NULL) those not
  * kept (at most 64 are kept per spawn; repeats of one operation on one
  * target count once).  Proxy refusals and limits are always recorded;
- * file, exec and socket events only with SBX_SPAWN_OBSERVE.  Complete once
+ * file, exec and socket events only with SBX_SPAWN_OBSERVE, reads only
+ * with SBX_SPAWN_OBSERVE_READS.  Complete once
  * the child was waited for.  Errors: SBX_E_INVALID.  Since: 0.2. */
 SBX_API sbx_code sbx_child_events(const sbx_child *child, sbx_event *out, size_t max,
                                   size_t *n_out, uint64_t *dropped, sbx_error *err);
@@ -1534,8 +1540,8 @@ typedef struct sbx_run_options {
         uint64_t timeout_ms;            /* 0 = none: the whole tree is killed after it */
         const char *const *envp;        /* environment to filter; NULL = environ */
         /* ---- version 2: the result's version-2 fields are filled ---- */
-        uint32_t flags;                 /* 0 or SBX_SPAWN_OBSERVE (a cold spawn, never
-                                         * the warm zygote) */
+        uint32_t flags;                 /* 0, SBX_SPAWN_OBSERVE[_READS] (a cold spawn,
+                                         * never the warm zygote) */
 } sbx_run_options;
 #define SBX_RUN_OPTIONS_VERSION 2u
 #define SBX_RUN_OPTIONS_INIT \

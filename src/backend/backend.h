@@ -172,6 +172,8 @@ struct sbx__obs_rec {
 #define SBX__OBS_PARENT 0x2u    /* on the host, the parent must exist (a new name) */
 #define SBX__OBS_DONE   0x4u    /* the supervisor did the call: err is what it got */
 #define SBX__OBS_TARGET_MAX 1023
+/* The spawn flags ask for the observer (SBX_SPAWN_OBSERVE_READS implies it). */
+#define SBX__OBSERVING(flags) (((flags) & (SBX_SPAWN_OBSERVE | SBX_SPAWN_OBSERVE_READS)) != 0)
 /* At most this many events are kept per spawn. */
 #define SBX__EVENTS_MAX 64
 

@@ -294,7 +294,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                                  (unsigned) o->version);
         /* A version-1 caller's result ends before the events. */
         memset(res, 0, o->version >= 2 ? sizeof(*res) : offsetof(sbx_run_result, events));
-        if (o->version >= 2 && (o->flags & ~SBX_SPAWN_OBSERVE) != 0)
+        if (o->version >= 2 && (o->flags & ~(SBX_SPAWN_OBSERVE | SBX_SPAWN_OBSERVE_READS)) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
                                  (unsigned) o->flags);
         if (o->n_tokens > 0 && (o->tokens == NULL || o->execution_id == NULL ||
@@ -483,10 +483,12 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 for (i = 0; res->version >= 2 && i < res->n_events && cls == SBX_DENIAL_NONE;
                      i++)
                         cls = sbx_event_denial_class(&res->events[i]);
-                if ((cls != SBX_DENIAL_NONE || (res->version >= 2 && so.flags != 0) ||
-                     sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
-                                     res->err, res->err_len, &cls, NULL) == SBX_OK) &&
-                    cls != SBX_DENIAL_NONE) {
+                if (cls == SBX_DENIAL_NONE && !(so.flags & SBX_SPAWN_OBSERVE_READS) &&
+                    sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
+                                    res->err, res->err_len, &cls, NULL) == SBX_OK &&
+                    so.flags != 0 && cls != SBX_DENIAL_FILE_READ)
+                        cls = SBX_DENIAL_NONE;  /* the observer saw what else it was */
+                if (cls != SBX_DENIAL_NONE) {
                         res->denial = cls;
                         (void) sbx_denial_class_marker(cls, s->mode, res->marker,
                                                        sizeof(res->marker), NULL);

@@ -81,7 +81,7 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
                         return sbx__fail(err, SBX_E_INVALID, 0, "%s: env_set[%zu] sets %.*s, "
                                          "which the sandbox decides", fn, i, (int) (c - e), e);
         }
-        if ((out->flags & ~SBX_SPAWN_OBSERVE) != 0)
+        if ((out->flags & ~(SBX_SPAWN_OBSERVE | SBX_SPAWN_OBSERVE_READS)) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
                                  (unsigned) out->flags);
         if (out->n_keep_fds > 0 && out->keep_fds == NULL)
@@ -252,7 +252,7 @@ static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
                         }
                 }
                 /* The observer lives in the native backends' supervisor. */
-                if ((o.flags & SBX_SPAWN_OBSERVE) &&
+                if (SBX__OBSERVING(o.flags) &&
                     (plan->direct || (be->id != SBX_BACKEND_NATIVE &&
                                       be->id != SBX_BACKEND_LANDLOCK)))
                         return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: the %s backend cannot "
@@ -333,7 +333,7 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                 return r;
         be = sbx__backend_get(o.backend);
         if (plan->direct || slot->off || be == NULL || be->warm_start == NULL ||
-            sbx__plan_proxied(plan) || (o.flags & SBX_SPAWN_OBSERVE) ||
+            sbx__plan_proxied(plan) || SBX__OBSERVING(o.flags) ||
             o.n_env_set > 0 || o.memory_max > 0 || o.pids_max > 0 || o.n_keep_fds > 0)
                 return sbx_spawn(plan, argv, opts, out, err);
         /* The git locations on disk now, as a cold spawn finds them. */

@@ -569,7 +569,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         seccomp_and_landlock_opts(rung, plan, &ll_opts, &sc_opts);
         /* Observed, rung 2's internet sockets are refused by the
          * supervisor's filter instead, which records them (observe.c). */
-        if ((opts->flags & SBX_SPAWN_OBSERVE) && (sc_opts & SBX__SC_DENY_INET))
+        if (SBX__OBSERVING(opts->flags) && (sc_opts & SBX__SC_DENY_INET))
                 sc_opts |= SBX__SC_INET_NOTIFY;
         r = sbx__seccomp_build(sc_opts, &p.bpf, err);
         if (r != SBX_OK)
@@ -579,7 +579,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
          * rung 2 also every write: Landlock cannot keep .git read-only
          * inside a tree whose root stays creatable); for --allow-unix it
          * makes every connect. */
-        if (plan->protects_git || plan->n_unix_sockets > 0 || (opts->flags & SBX_SPAWN_OBSERVE)) {
+        if (plan->protects_git || plan->n_unix_sockets > 0 || SBX__OBSERVING(opts->flags)) {
                 unsigned flags = 0;
                 size_t i, n = 0;
 
@@ -587,13 +587,15 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         flags |= SBX__NF_NAMES | (rung == 2 ? SBX__NF_WRITES : 0);
                 if (plan->n_unix_sockets > 0)
                         flags |= SBX__NF_CONNECT;
-                if (opts->flags & SBX_SPAWN_OBSERVE) {
+                if (SBX__OBSERVING(opts->flags)) {
                         /* The observer (observe.c): every path call and
                          * exec watched, every connect done and seen. */
                         const char *sc1[] = { "/tmp", "/run", "/dev/shm", NULL };
                         const char *sc2[] = { scratch_home, scratch_tmp, NULL };
 
                         flags |= SBX__NF_OBSERVE | SBX__NF_CONNECT;
+                        if (opts->flags & SBX_SPAWN_OBSERVE_READS)
+                                flags |= SBX__NF_READS;
                         if (sc_opts & SBX__SC_INET_NOTIFY)
                                 flags |= SBX__NF_INET;  /* the deny list left them to us */
                         r = sbx__observe_prepare(&p, plan, home, home2,

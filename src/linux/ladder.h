@@ -159,6 +159,7 @@ void sbx__observe_finish(const struct sbx__obs *o);
 #define SBX__NF_WRITES  (1u << 1)  /* + write opens, truncate, unlink, rmdir (rung 2) */
 #define SBX__NF_CONNECT (1u << 2)  /* every connect (--allow-unix) */
 #define SBX__NF_OBSERVE (1u << 3)  /* + every open, exec, remove (the observer) */
+#define SBX__NF_READS   (1u << 5)  /* with OBSERVE: every open, reads too */
 #define SBX__NF_INET    (1u << 4)  /* socket(AF_INET/AF_INET6): refused here (rung 2's
                                     * seccomp SBX__SC_INET_NOTIFY leaves them to us) */
 /* The filter for flags (SBX__NF_*, not 0) and the table, built once per

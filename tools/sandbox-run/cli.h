@@ -66,6 +66,7 @@ struct opts {
         const char *cwd_arg;    /* --cwd DIR, or NULL */
         int allow_missing;      /* --allow-missing: --allow-read/-write may name nothing */
         int no_toolchains;      /* --no-toolchains: HOME's toolchains stay hidden too */
+        int observe_reads;      /* --observe-reads (or --json): reads are watched too */
         unsigned seen;          /* single-valued options given (SEEN_*) */
         int force_workspace;    /* --force-workspace: allow /, a home or its ancestor */
         int accept_unprotected_git;     /* --accept-unprotected-git */
@@ -101,7 +102,7 @@ extern int json_mode;
 void json_str(FILE *f, const char *str);
 /* After the run (report.c): the JSON result object (--json) or the
  * model-facing lines; the denial class the events show (NONE if none). */
-int32_t report_run(const sbx_child *child, int status, int observed, const char *backend);
+int32_t report_run(const sbx_child *child, int status, uint32_t observed, const char *backend);
 /* sandbox-run's own one-line message on stderr (JSON with --json). */
 void say(int32_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void die(int status, int32_t code, const char *msg) __attribute__((noreturn));

@@ -649,7 +649,7 @@ int main(int argc, char **argv)
         }
         /* The observer records what the sandbox refuses (docs/events.md);
          * a backend without it (bwrap) runs the command unobserved. */
-        so.flags = SBX_SPAWN_OBSERVE;
+        so.flags = o.observe_reads || json_mode ? SBX_SPAWN_OBSERVE_READS : SBX_SPAWN_OBSERVE;
         r = sbx_spawn(plan, cmd, &so, &child, &e);
         if (r == SBX_E_UNSUPPORTED) {
                 so.flags = 0;
@@ -676,7 +676,7 @@ int main(int argc, char **argv)
         if (sbx_child_wait(child, &wstatus, &e) != SBX_OK)
                 die_err(&e);
         status = exit_status_of(wstatus);
-        denied = report_run(child, status, so.flags != 0,
+        denied = report_run(child, status, so.flags,
                             confined != NULL ? sbx_backend_name(sbx_confined_argv_backend(confined))
                                              : NULL);
         if (sbx_child_timed_out(child)) {
@@ -701,11 +701,13 @@ int main(int argc, char **argv)
                 /* The marker only for what the sandbox denied, naming it:
                  * from the events when the run was observed, else judged
                  * from stderr. */
-                if ((so.flags != 0 ||
-                     sbx_plan_denial(plan, confined != NULL ? sbx_confined_argv_backend(confined)
-                                                            : SBX_BACKEND_AUTO,
-                                     so.cwd, status, tail.buf, tail.len, &cls, NULL) == SBX_OK) &&
-                    cls != SBX_DENIAL_NONE &&
+                if (cls == SBX_DENIAL_NONE && so.flags != SBX_SPAWN_OBSERVE_READS &&
+                    sbx_plan_denial(plan, confined != NULL ? sbx_confined_argv_backend(confined)
+                                                           : SBX_BACKEND_AUTO,
+                                    so.cwd, status, tail.buf, tail.len, &cls, NULL) == SBX_OK &&
+                    so.flags != 0 && cls != SBX_DENIAL_FILE_READ)
+                        cls = SBX_DENIAL_NONE;  /* the observer saw what else it was */
+                if (cls != SBX_DENIAL_NONE &&
                     sbx_denial_class_marker(cls, o.mode, marker, sizeof(marker), NULL) == SBX_OK) {
                         fprintf(stderr, "%s\n", marker);
                         fflush(stderr);

@@ -26,7 +26,7 @@ enum {
         OPT_ALLOW_UNIX, OPT_BACKEND, OPT_MEMORY, OPT_PIDS, OPT_TIMEOUT, OPT_CWD, OPT_ENV,
         OPT_ENV_FILE, OPT_EXPLAIN, OPT_JSON, OPT_ALLOW_MISSING, OPT_NO_TOOLCHAINS,
         OPT_FORCE_WORKSPACE, OPT_ACCEPT_UNPROTECTED_GIT, OPT_POLICY, OPT_NO_POLICY,
-        OPT_VERSION, OPT_ALLOW_HOST, OPT_UPSTREAM_PROXY
+        OPT_VERSION, OPT_ALLOW_HOST, OPT_UPSTREAM_PROXY, OPT_OBSERVE_READS
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +51,7 @@ static const struct option long_opts[] = {
         { "json", no_argument, NULL, OPT_JSON },
         { "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
         { "no-toolchains", no_argument, NULL, OPT_NO_TOOLCHAINS },
+        { "observe-reads", no_argument, NULL, OPT_OBSERVE_READS },
         { "force-workspace", no_argument, NULL, OPT_FORCE_WORKSPACE },
         { "accept-unprotected-git", no_argument, NULL, OPT_ACCEPT_UNPROTECTED_GIT },
         { "help", no_argument, NULL, 'h' },
@@ -89,7 +90,8 @@ static void usage(FILE *f)
               "                   [--memory BYTES] [--pids N] [--timeout SECONDS] [--cwd DIR]\n"
               "                   [--env NAME[=VALUE]]... [--env-file FILE]...\n"
               "                   [--policy FILE | --no-policy]\n"
-              "                   [--explain] [--json] [--allow-missing] [--no-toolchains]\n"
+              "                   [--explain] [--json] [--observe-reads] [--allow-missing]\n"
+              "                   [--no-toolchains]\n"
               "                   [--force-workspace] [--accept-unprotected-git]\n"
               "                   [--allow-unix PATH]... [--allow-host HOST[:PORT]]...\n"
               "                   [--upstream-proxy HOST:PORT]\n"
@@ -463,6 +465,9 @@ void parse_args(int argc, char **argv, struct opts *o)
                         break;
                 case OPT_NO_TOOLCHAINS:
                         o->no_toolchains = 1;
+                        break;
+                case OPT_OBSERVE_READS:
+                        o->observe_reads = 1;
                         break;
                 case OPT_NO_POLICY:
                         o->no_policy = 1;

@@ -109,6 +109,11 @@ static void event_line(const sbx_event *e)
                 fprintf(stderr, "sandbox-run: denied: connect %s (%s): the network is denied; "
                         "to allow it: --allow-host %s\n", e->target, strerror(e->err), e->target);
                 break;
+        case SBX_OP_SOCKET:
+                fprintf(stderr, "sandbox-run: denied: an %s socket (%s): the network is denied; "
+                        "to allow it: --network allow, or --allow-host HOST:PORT on the native "
+                        "backend\n", e->target, strerror(e->err));
+                break;
         case SBX_OP_UNIX_CONNECT:
                 fprintf(stderr, "sandbox-run: denied: connect to the unix socket %s (%s); to "
                         "allow it: --allow-unix %s\n", e->target, strerror(e->err), e->target);
@@ -177,7 +182,7 @@ static void json_usage(const sbx_usage *u)
         }
 }
 
-int32_t report_run(const sbx_child *child, int status, int observed, const char *backend)
+int32_t report_run(const sbx_child *child, int status, uint32_t observed, const char *backend)
 {
         sbx_net_refusal r[64];
         static sbx_event ev[MAX_EVENTS];
@@ -198,8 +203,13 @@ int32_t report_run(const sbx_child *child, int status, int observed, const char 
                 fprintf(stderr, "{\"schema\":\"sandbox-run/result\",\"version\":1,"
                         "\"exit_code\":%d,\"timed_out\":%s,\"backend\":", status,
                         sbx_child_timed_out(child) ? "true" : "false");
-                json_str(stderr, backend != NULL ? backend : "");
-                fprintf(stderr, ",\"observed\":%s,\"denial\":", observed ? "true" : "false");
+                if (backend != NULL)
+                        json_str(stderr, backend);
+                else
+                        fputs("null", stderr);
+                fprintf(stderr, ",\"observed\":%s,\"reads_observed\":%s,\"denial\":",
+                        observed != 0 ? "true" : "false",
+                        (observed & SBX_SPAWN_OBSERVE_READS) ? "true" : "false");
                 json_str(stderr, sbx_denial_class_name(cls));
                 json_events(ev, ne, edropped);
                 fputs(",\"network_refused\":[", stderr);

@@ -48,7 +48,7 @@ _sandbox_run()
         if [[ $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--mode --workspace --network --allow-read
                         --allow-write --allow-unix --allow-host --upstream-proxy --backend --memory --pids --timeout --cwd
-                        --env --env-file --policy --no-policy --explain --json --allow-missing
+                        --env --env-file --policy --no-policy --explain --json --observe-reads --allow-missing
                         --no-toolchains --force-workspace --accept-unprotected-git --help
                         --version --" -- "$cur")
         fi

@@ -20,6 +20,7 @@ complete -c sandbox-run -l policy -r -F -d 'policy file, used as written'
 complete -c sandbox-run -l no-policy -d 'read no policy file'
 complete -c sandbox-run -l explain -d 'print what would run'
 complete -c sandbox-run -l json -d 'JSON output'
+complete -c sandbox-run -l observe-reads -d 'report denied reads too'
 complete -c sandbox-run -l allow-missing -d 'roots may not exist yet'
 complete -c sandbox-run -l no-toolchains -d "keep HOME's toolchains hidden"
 complete -c sandbox-run -l force-workspace -d 'allow /, a home or its ancestor'
