@@ -221,7 +221,7 @@ static int run_once(struct bench *b, int w, int32_t backend, int observe, double
         o.backend = backend;
         o.envp = envp;
         o.timeout_ms = TIMEOUT_MS;
-        o.flags = observe ? SBX_SPAWN_OBSERVE : 0;
+        o.flags = observe == 2 ? SBX_SPAWN_OBSERVE_READS : observe ? SBX_SPAWN_OBSERVE : 0;
 
         t0 = now_us();
         if (sbx_spawn(plan, w == W_UNTAR ? untar : compile, &o, &child, &e) != SBX_OK) {
@@ -321,8 +321,9 @@ int main(int argc, char **argv)
 {
         static struct bench b;
         char tmpl[] = "/tmp/sbx-bench-observe-XXXXXX";
-        double *t[3] = { NULL, NULL, NULL };    /* plain, observed, their ratio per round */
-        double med[N_WORKLOADS][N_BACKENDS][3];
+        /* plain, observed, observed with reads; the two ratios per round */
+        double *t[5] = { NULL, NULL, NULL, NULL, NULL };
+        double med[N_WORKLOADS][N_BACKENDS][5];
         int rounds, w, i, k, rc = 1;
         size_t bi;
 
@@ -347,7 +348,7 @@ int main(int argc, char **argv)
         }
         if (make_tarball(&b) != 0)
                 goto out;
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < 5; k++)
                 if ((t[k] = calloc((size_t) rounds, sizeof(double))) == NULL) {
                         fprintf(stderr, "observe: no memory\n");
                         goto out;
@@ -356,17 +357,17 @@ int main(int argc, char **argv)
         for (w = 0; w < N_WORKLOADS; w++)
                 for (bi = 0; bi < N_BACKENDS; bi++) {
                         for (i = -WARM_UP; i < rounds; i++)
-                                for (k = 0; k < 2; k++) {       /* plain, then observed */
+                                for (k = 0; k < 3; k++) {       /* plain, observed, + reads */
                                         double us;
 
                                         if (run_once(&b, w, backends[bi].backend, k, &us) != 0)
                                                 goto out;
                                         if (i >= 0)
                                                 t[k][i] = us;
-                                        if (i >= 0 && k == 1)
-                                                t[2][i] = t[1][i] / t[0][i];
+                                        if (i >= 0 && k > 0)
+                                                t[2 + k][i] = t[k][i] / t[0][i];
                                 }
-                        for (k = 0; k < 3; k++) {
+                        for (k = 0; k < 5; k++) {
                                 qsort(t[k], (size_t) rounds, sizeof(double), cmp_double);
                                 med[w][bi][k] = t[k][rounds / 2];
                         }
@@ -374,21 +375,23 @@ int main(int argc, char **argv)
 
         printf("SBX_SPAWN_OBSERVE overhead: workspace-write profile, wall time from sbx_spawn\n"
                "to the reap, median of %d rounds (plain and observed interleaved, %d warm-up\n"
-               "pair), a fresh workspace below /tmp per run\n\n", rounds, WARM_UP);
+               "round), a fresh workspace below /tmp per run\n\n", rounds, WARM_UP);
         printf("  untar:   %s --no-same-owner --no-same-permissions -m -xf src.tar\n"
                "           (/usr/include, %.1f MiB)\n",
                b.tar, (double) b.tar_bytes / (1024.0 * 1024.0));
         printf("  compile: %s -c '%s'  (%d files)\n\n", b.sh, b.compile_cmd, N_FILES);
-        printf("%-30s %-18s %11s %14s %8s %8s\n", "workload", "backend", "plain (ms)",
-               "observed (ms)", "x plain", "paired");
+        printf("%-30s %-18s %10s %10s %10s %7s %7s %7s %7s\n", "workload", "backend",
+               "plain ms", "obs ms", "+reads ms", "obs x", "paired", "reads x", "paired");
         for (w = 0; w < N_WORKLOADS; w++)
                 for (bi = 0; bi < N_BACKENDS; bi++)
-                        printf("%-30s %-18s %11.1f %14.1f %8.2f %8.2f\n", workload_name[w],
-                               backends[bi].name, med[w][bi][0] / 1000.0,
-                               med[w][bi][1] / 1000.0, med[w][bi][1] / med[w][bi][0],
-                               med[w][bi][2]);
-        printf("\nx plain: median observed / median plain; paired: the median of each "
-               "round's\nobserved / plain (the pair ran back to back).\n");
+                        printf("%-30s %-18s %10.1f %10.1f %10.1f %7.2f %7.2f %7.2f %7.2f\n",
+                               workload_name[w], backends[bi].name, med[w][bi][0] / 1000.0,
+                               med[w][bi][1] / 1000.0, med[w][bi][2] / 1000.0,
+                               med[w][bi][1] / med[w][bi][0], med[w][bi][3],
+                               med[w][bi][2] / med[w][bi][0], med[w][bi][4]);
+        printf("\nobs: SBX_SPAWN_OBSERVE (writes, execs, connects); +reads: "
+               "SBX_SPAWN_OBSERVE_READS.\nx: median / median plain; paired: the median of "
+               "each round's ratio (the three\nruns of a round ran back to back).\n");
         printf("\nevents recorded by the %llu observed runs: %llu (dropped %llu); "
                "expected 0\n", b.observed_runs, b.events, b.dropped);
         for (i = 0; i < (int) b.n_samples; i++)
@@ -396,7 +399,7 @@ int main(int argc, char **argv)
                        b.samples[i].target, (int) b.samples[i].err, (int) b.samples[i].pid);
         rc = 0;
 out:
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < 5; k++)
                 free(t[k]);
         if (rm_tree(b.base) != 0)
                 rc = 1;
