@@ -177,6 +177,26 @@ class TestAbi(unittest.TestCase):
             if not a.startswith("_"):
                 self.assertEqual(strs["SBX_GRANT_CLASS_" + a], getattr(sbx.GrantClass, a))
 
+    def test_every_event_and_usage_constant_is_mirrored(self):
+        # The families the binding mirrors as whole enums/flags: a constant
+        # the header gains in one of them must be added to the binding.
+        with open(os.path.join(support.include_dir(), "sandbox.h")) as f:
+            text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+        names = set(re.findall(r"^\s*#\s*define\s+(SBX_\w+)", text, re.M))
+        names |= set(re.findall(r"^\s*(SBX_\w+)\s*=", text, re.M))
+        for cls, prefix, not_members in (
+                (sbx.EventOp, "SBX_OP_", ()),
+                (sbx.EventSource, "SBX_EVENT_", ("SBX_EVENT_TARGET_MAX",)),
+                (sbx.SpawnFlag, "SBX_SPAWN_", ("SBX_SPAWN_OPTIONS_VERSION",
+                                               "SBX_SPAWN_OPTIONS_INIT")),
+                (sbx.UsageKnown, "SBX_USAGE_", ("SBX_USAGE_VERSION", "SBX_USAGE_INIT")),
+                (sbx.LimitHit, "SBX_LIMIT_HIT_", ())):
+            header = {c for c in names if c.startswith(prefix)} - set(not_members)
+            self.assertEqual(header, {prefix + m.name for m in cls},
+                             "%s* in sandbox.h vs libsandbox.%s" % (prefix, cls.__name__))
+        self.assertIn("SBX_EVENT_TARGET_MAX", n.LAYOUT_VERSIONS)
+        self.assertIn("SBX_USAGE_VERSION", n.LAYOUT_VERSIONS)
+
     def test_every_code_is_mirrored(self):
         codes = {}
         for line in probe().splitlines():

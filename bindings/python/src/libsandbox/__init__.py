@@ -53,6 +53,8 @@ __all__ = [
     "parse_mode", "parse_mode_source", "parse_approval", "parse_backend", "resolve_preset",
     "custom_preset", "derive_preset", "WindowsStatus", "windows_setup", "windows_inspect",
     "windows_remove", "PolicyFile", "PolicySettings", "PolicySet",
+    "Event", "EventOp", "EventSource", "Events", "LimitHit", "SpawnFlag", "Usage", "UsageKnown",
+    "event_op_name",
 ]
 
 # ------------------------------------------------------------------ enums
@@ -210,6 +212,50 @@ class DenialClass(enum.IntEnum):
     COMMAND = 4
 
 
+class EventOp(enum.IntEnum):
+    """sbx_event_op: what a denied operation tried (docs/events.md)."""
+    READ = 1
+    WRITE = 2
+    CREATE = 3
+    DELETE = 4
+    RENAME = 5
+    EXEC = 6
+    CONNECT = 7
+    BIND = 8                            # reserved: not reported yet
+    UNIX_CONNECT = 9
+    SIGNAL = 10                         # reserved: not reported yet
+    LIMIT = 11
+    SOCKET = 12
+
+
+class EventSource(enum.IntEnum):
+    """sbx_event_source: who saw the denial."""
+    OBSERVER = 1
+    PROXY = 2
+    LIMITS = 3
+
+
+class SpawnFlag(enum.IntFlag):
+    """SBX_SPAWN_*: sbx_spawn_options.flags / sbx_run_options.flags."""
+    OBSERVE = 1 << 0
+    OBSERVE_READS = 1 << 1
+
+
+class UsageKnown(enum.IntFlag):
+    """SBX_USAGE_*: which values of a Usage hold."""
+    WALL = 1 << 0
+    CPU = 1 << 1
+    MEMORY = 1 << 2
+    PROCESSES = 1 << 3
+
+
+class LimitHit(enum.IntFlag):
+    """SBX_LIMIT_HIT_*: the limits a spawn reached."""
+    MEMORY = 1 << 0
+    PIDS = 1 << 1
+    TIMEOUT = 1 << 2
+
+
 class WindowsMode(enum.IntEnum):
     AUTO = 0
     RESTRICTED_TOKEN = 1
@@ -238,6 +284,8 @@ C_PREFIXES = {
     PolicySet: "SBX_POLICY_SET_",
     Enforcement: "SBX_ENFORCEMENT_", Backend: "SBX_BACKEND_", LimitKind: "SBX_LIMIT_",
     DenialClass: "SBX_DENIAL_", WindowsMode: "SBX_WINDOWS_",
+    EventOp: "SBX_OP_", EventSource: "SBX_EVENT_", SpawnFlag: "SBX_SPAWN_",
+    UsageKnown: "SBX_USAGE_", LimitHit: "SBX_LIMIT_HIT_",
 }
 
 PIPE = _subprocess.PIPE
@@ -514,6 +562,11 @@ def limit_kind_name(kind):
 
 def denial_class_name(denial_class):
     return _name(_lib.sbx_denial_class_name, denial_class)
+
+
+def event_op_name(op):
+    """sbx_event_op_name: "read", "create", ...; "unknown" for other values."""
+    return _name(_lib.sbx_event_op_name, op)
 
 
 def guarantee_name(bit):
@@ -1283,6 +1336,69 @@ class LimitsReport:
     pids_max: int
 
 
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """One thing the sandbox refused a spawn (sbx_event; docs/events.md).
+    target: a path absolute in the sandbox's view (read, write, create,
+    delete, rename, exec), "HOST:PORT" for connect, the socket path for
+    unix-connect, the family ("inet", ...) for socket, "memory", "pids" or
+    "timeout" for limit.  err: the errno the command got (0 for a limit)."""
+    op: EventOp                         # or a plain int for an op newer than the binding
+    target: str
+    err: int
+    pid: int
+    source: EventSource
+    time_ms: int
+    truncated: bool
+    op_name: str                        # sbx_event_op_name(op)
+    denial_class: DenialClass           # sbx_event_denial_class
+
+    @classmethod
+    def _from_c(cls, ev):
+        return cls(_enum_or_int(EventOp, ev.op), os.fsdecode(ev.target), ev.err, ev.pid,
+                   _enum_or_int(EventSource, ev.source), ev.time_ms, bool(ev.truncated),
+                   event_op_name(ev.op),
+                   _enum_or_int(DenialClass, _lib.sbx_event_denial_class(ctypes.byref(ev))))
+
+
+class Events(list):
+    """A list of Event, oldest first; dropped: how many were not kept (at
+    most 64 are kept per spawn; a repeat of one op on one target counts once)."""
+
+    def __init__(self, events=(), dropped=0):
+        super().__init__(events)
+        self.dropped = int(dropped)
+
+    def __repr__(self):
+        return "Events(%s, dropped=%d)" % (list.__repr__(self), self.dropped)
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """What a spawn used (sbx_usage); a value is 0 where known lacks its bit."""
+    known: UsageKnown
+    wall_us: int
+    user_us: int
+    sys_us: int
+    peak_memory: int                    # bytes
+    max_processes: int
+    limits_hit: LimitHit
+
+    @classmethod
+    def _from_c(cls, u):
+        return cls(UsageKnown(u.known), u.wall_us, u.user_us, u.sys_us, u.peak_memory,
+                   u.max_processes, LimitHit(u.limits_hit))
+
+
+def _spawn_flags(observe, observe_reads):
+    flags = 0
+    if observe:
+        flags |= SpawnFlag.OBSERVE
+    if observe_reads:
+        flags |= SpawnFlag.OBSERVE | SpawnFlag.OBSERVE_READS
+    return int(flags)
+
+
 def _stdio(spec, which, opened, stdout_child):
     """(child fd, parent end or None) for one stdio spec."""
     if spec is None:
@@ -1350,6 +1466,28 @@ class Child(_Handle):
                  "reason": _lib.sbx_net_reason_name(buf[i].reason).decode(),
                  "status": buf[i].status,
                  "address": buf[i].addr.decode("utf-8", "replace")} for i in range(n.value)]
+
+    def events(self):
+        """What the sandbox refused this spawn: an Events list (.dropped).
+        Proxy refusals and limits always; file, exec and socket events only
+        with observe=True, reads only with observe_reads=True.  Complete
+        once the child was waited for."""
+        n = ctypes.c_size_t(0)
+        _call(_lib.sbx_child_events, self._ptr, None, 0, ctypes.byref(n), None)
+        cap = max(1, n.value)
+        buf = (_n.Event * cap)()
+        dropped = ctypes.c_uint64(0)
+        _call(_lib.sbx_child_events, self._ptr, buf, cap, ctypes.byref(n),
+              ctypes.byref(dropped))
+        return Events([Event._from_c(buf[i]) for i in range(n.value)], dropped.value)
+
+    def usage(self):
+        """What the spawn used (a Usage); once the child was waited for
+        (InvalidArgument before)."""
+        u = _n.Usage()
+        u.version = _n.USAGE_VERSION
+        _call(_lib.sbx_child_usage, self._ptr, ctypes.byref(u))
+        return Usage._from_c(u)
 
     @property
     def wait_status(self):
@@ -1482,7 +1620,7 @@ class Child(_Handle):
 
 def spawn(plan, argv, *, stdin=None, stdout=None, stderr=None, cwd=None, env=None,
           env_set=None, pass_fds=(), memory_max=0, pids_max=0, timeout=None,
-          backend=Backend.AUTO):
+          backend=Backend.AUTO, observe=False, observe_reads=False):
     """Start argv confined by plan (a Plan, or a Profile compiled here).
 
     stdin/stdout/stderr: None (inherit), PIPE, DEVNULL, an fd or a file
@@ -1490,7 +1628,11 @@ def spawn(plan, argv, *, stdin=None, stdout=None, stderr=None, cwd=None, env=Non
     environment to filter (a mapping or "NAME=VALUE" strings; None: this
     process's).  env_set: entries added after the filter.  pass_fds:
     become fds 3, 4, ... in the child.  timeout (seconds): the whole tree
-    is killed then.  memory_max (bytes), pids_max: resource limits."""
+    is killed then.  memory_max (bytes), pids_max: resource limits.
+    observe: record the writes, execs, connects and sockets the plan denies
+    (Child.events(); native and landlock backends only, else
+    E_UNSUPPORTED); observe_reads: every denied read too (implies observe;
+    a round trip per open).  Neither changes what is enforced."""
     plan, _ = _as_plan(plan)
     argv = list(argv)
     opened = []
@@ -1510,7 +1652,7 @@ def spawn(plan, argv, *, stdin=None, stdout=None, stderr=None, cwd=None, env=Non
         o.n_keep_fds = len(fds)
         o.memory_max = int(memory_max)
         o.pids_max = int(pids_max)
-        o.flags = 0
+        o.flags = _spawn_flags(observe, observe_reads)
         o.stdin_fd, o.stdout_fd, o.stderr_fd = in_c, out_c, err_c
         o.timeout_ms = _ms(timeout, "timeout")
         es = _env_list(env_set) if env_set is not None else None
@@ -1539,6 +1681,8 @@ class Completed:
     stderr: typing.Optional[bytes]
     report: GuaranteeReport
     timed_out: bool
+    events: Events = dataclasses.field(default_factory=Events)
+    usage: typing.Optional[Usage] = None
 
 
 def run(plan, argv, *, input=None, capture_output=False, stdout=None, stderr=None,
@@ -1553,7 +1697,7 @@ def run(plan, argv, *, input=None, capture_output=False, stdout=None, stderr=Non
     with spawn(plan, argv, stdin=stdin, stdout=stdout, stderr=stderr, **kwargs) as child:
         out, err = child.communicate(input)
         return Completed(list(argv), child.returncode, out, err, child.report(),
-                         child.timed_out)
+                         child.timed_out, child.events(), child.usage())
 
 
 # ------------------------------------------------- the Windows elevated tier
@@ -1626,6 +1770,8 @@ class RunResult:
     guarantees: GuaranteeReport
     denial: DenialClass
     marker: str
+    events: Events = dataclasses.field(default_factory=Events)
+    usage: typing.Optional[Usage] = None
 
     @property
     def returncode(self):
@@ -1666,9 +1812,13 @@ class Executor:
                                 cwd=cwd, expires_at_ms=expires_at_ms)
 
     def run(self, command=None, *, argv=None, execution_id=None, cwd=None, tokens=(),
-            input=None, output_cap=0, timeout=None, env=None):
+            input=None, output_cap=0, timeout=None, env=None, observe=False,
+            observe_reads=False):
         """Run a shell command (/bin/sh -c command) or an argv, confined and
-        widened by tokens for this run only; output is captured."""
+        widened by tokens for this run only; output is captured.  observe,
+        observe_reads: as for spawn() (an observed run is a cold spawn, never
+        the warm zygote); the result's events and usage say what was refused
+        and used."""
         if (command is None) == (argv is None):
             raise ValueError("pass exactly one of command and argv")
         tokens = list(tokens)
@@ -1688,6 +1838,7 @@ class Executor:
         o.output_cap = int(output_cap)
         o.timeout_ms = _ms(timeout, "timeout")
         o.envp = _env_list(env)
+        o.flags = _spawn_flags(observe, observe_reads)
         res = _n.RunResult()
         err = _n.Error()
         try:
@@ -1695,6 +1846,11 @@ class Executor:
                                          ctypes.byref(err))
             if code != 0:
                 _raise(code, err)
+            events, usage = Events(), None
+            if res.version >= 2:
+                events = Events([Event._from_c(res.events[i]) for i in range(res.n_events)]
+                                if res.events else [], res.events_dropped)
+                usage = Usage._from_c(res.usage)
             return RunResult(
                 bool(res.exited), res.exit_code, res.signal, bool(res.timed_out),
                 bool(res.cancelled),
@@ -1702,7 +1858,8 @@ class Executor:
                 ctypes.string_at(res.err, res.err_len) if res.err else b"",
                 bool(res.out_truncated), bool(res.err_truncated),
                 GuaranteeReport._from_c(res.guarantees),
-                _enum_or_int(DenialClass, res.denial), res.marker.decode("utf-8", "replace"))
+                _enum_or_int(DenialClass, res.denial), res.marker.decode("utf-8", "replace"),
+                events, usage)
         finally:
             _lib.sbx_run_result_free(ctypes.byref(res))
 

@@ -136,6 +136,7 @@ FINGERPRINT_SIZE = 65
 GRANT_TOKEN_SIZE = 40
 PROFILE_ACCESS_VERSION = 1
 EXIT_RUNNER_FAILURE = 125
+EVENT_TARGET_MAX = 1024
 
 # The layout versions this file mirrors.
 MODE_EVENT_VERSION = 1
@@ -150,9 +151,10 @@ GUARANTEE_REPORT_VERSION = 1
 LOCAL_CONFIG_VERSION = 1
 SPAWN_OPTIONS_VERSION = 3
 LIMITS_REPORT_VERSION = 1
+USAGE_VERSION = 1
 EXECUTOR_SET_OPTIONS_VERSION = 1
 GRANT_REQUEST_VERSION = 1
-RUN_OPTIONS_VERSION = 1
+RUN_OPTIONS_VERSION = 2
 WINDOWS_SETUP_CONFIG_VERSION = 1
 WINDOWS_STATUS_VERSION = 1
 
@@ -241,6 +243,20 @@ class NetRefusal(ctypes.Structure):
                 ("port", c_int32), ("host", ctypes.c_char * 256), ("addr", ctypes.c_char * 48)]
 
 
+class Event(ctypes.Structure):
+    C_NAME = "sbx_event"
+    _fields_ = [("time_ms", c_int64), ("op", c_int32), ("source", c_int32), ("err", c_int32),
+                ("pid", c_int32), ("truncated", c_int32),
+                ("target", ctypes.c_char * EVENT_TARGET_MAX)]
+
+
+class Usage(ctypes.Structure):
+    C_NAME = "sbx_usage"
+    _fields_ = [("version", c_uint32), ("known", c_uint32), ("wall_us", c_uint64),
+                ("user_us", c_uint64), ("sys_us", c_uint64), ("peak_memory", c_uint64),
+                ("max_processes", c_uint32), ("limits_hit", c_uint32)]
+
+
 class PolicySettings(ctypes.Structure):
     C_NAME = "sbx_policy_settings"
     _fields_ = [("version", c_uint32), ("set", c_uint32), ("mode", c_int32),
@@ -304,7 +320,9 @@ class RunOptions(ctypes.Structure):
     _fields_ = [("version", c_uint32), ("execution_id", c_char_p), ("cwd", c_char_p),
                 ("command", c_char_p), ("argv", c_char_pp), ("tokens", c_char_pp),
                 ("n_tokens", c_size_t), ("stdin_data", c_void_p), ("stdin_len", c_size_t),
-                ("output_cap", c_size_t), ("timeout_ms", c_uint64), ("envp", c_char_pp)]
+                ("output_cap", c_size_t), ("timeout_ms", c_uint64), ("envp", c_char_pp),
+                # version 2
+                ("flags", c_uint32)]
 
 
 class RunResult(ctypes.Structure):
@@ -316,7 +334,11 @@ class RunResult(ctypes.Structure):
                 ("out", P(ctypes.c_char)), ("out_len", c_size_t), ("out_truncated", c_int32),
                 ("err", P(ctypes.c_char)), ("err_len", c_size_t), ("err_truncated", c_int32),
                 ("guarantees", GuaranteeReport), ("denial", c_int32),
-                ("marker", ctypes.c_char * DENIAL_CLASS_MARKER_MAX)]
+                ("marker", ctypes.c_char * DENIAL_CLASS_MARKER_MAX),
+                # version 2: written only for RunOptions version 2 (the library
+                # sets version); events is malloc'd, freed by sbx_run_result_free
+                ("events", P(Event)), ("n_events", c_size_t), ("events_dropped", c_uint64),
+                ("usage", Usage)]
 
 
 class WindowsSetupConfig(ctypes.Structure):
@@ -333,9 +355,9 @@ class WindowsStatus(ctypes.Structure):
 
 
 STRUCTS = (Error, ModeEvent, SessionLogReport, PolicyRequest, EscalationRequest, RunnerRule,
-           Preset, RootAccess, ProfileConfig, NetRefusal, PolicySettings, GuaranteeReport, LocalConfig, SpawnOptions,
-           LimitsReport, ExecutorSetOptions, GrantRequest, RunOptions, RunResult,
-           WindowsSetupConfig, WindowsStatus)
+           Preset, RootAccess, ProfileConfig, NetRefusal, Event, Usage, PolicySettings,
+           GuaranteeReport, LocalConfig, SpawnOptions, LimitsReport, ExecutorSetOptions,
+           GrantRequest, RunOptions, RunResult, WindowsSetupConfig, WindowsStatus)
 
 # The versioned layouts above and the header macro each must equal.
 LAYOUT_VERSIONS = {
@@ -351,6 +373,7 @@ LAYOUT_VERSIONS = {
     "SBX_LOCAL_CONFIG_VERSION": LOCAL_CONFIG_VERSION,
     "SBX_SPAWN_OPTIONS_VERSION": SPAWN_OPTIONS_VERSION,
     "SBX_LIMITS_REPORT_VERSION": LIMITS_REPORT_VERSION,
+    "SBX_USAGE_VERSION": USAGE_VERSION,
     "SBX_EXECUTOR_SET_OPTIONS_VERSION": EXECUTOR_SET_OPTIONS_VERSION,
     "SBX_GRANT_REQUEST_VERSION": GRANT_REQUEST_VERSION,
     "SBX_RUN_OPTIONS_VERSION": RUN_OPTIONS_VERSION,
@@ -364,6 +387,7 @@ LAYOUT_VERSIONS = {
     "SBX_GRANT_TOKEN_SIZE": GRANT_TOKEN_SIZE,
     "SBX_PROFILE_ACCESS_VERSION": PROFILE_ACCESS_VERSION,
     "SBX_EXIT_RUNNER_FAILURE": EXIT_RUNNER_FAILURE,
+    "SBX_EVENT_TARGET_MAX": EVENT_TARGET_MAX,
 }
 
 # ------------------------------------------------------------ prototypes
@@ -493,6 +517,11 @@ PROTOTYPES = {
     "sbx_child_egress": (c_int32, [H]),
     "sbx_child_net_refusals": (CODE, [H, P(NetRefusal), c_size_t, P(c_size_t), P(c_uint64), E]),
     "sbx_net_reason_name": (c_char_p, [c_int32]),
+    # denial events, usage
+    "sbx_child_events": (CODE, [H, P(Event), c_size_t, P(c_size_t), P(c_uint64), E]),
+    "sbx_event_op_name": (c_char_p, [c_int32]),
+    "sbx_event_denial_class": (c_int32, [P(Event)]),
+    "sbx_child_usage": (CODE, [H, P(Usage), E]),
     "sbx_net_upstream_set": (CODE, [c_char_p, c_char_p, c_char_p, E]),
     "sbx_child_report": (CODE, [H, P(GuaranteeReport), E]),
     "sbx_child_free": (None, [H]),
