@@ -1185,7 +1185,7 @@ SBX_API sbx_code sbx_child_events(const sbx_child *child, sbx_event *out, size_t
 SBX_API const char *sbx_event_op_name(int32_t op);
 /* The denial class an event is (SBX_DENIAL_FILE_WRITE for write, create,
  * delete, rename; _FILE_READ; _COMMAND for exec; _NETWORK for connect,
- * unix-connect, socket; SBX_DENIAL_NONE for a limit).  Since: 0.2. */
+ * unix-connect, socket, bind; SBX_DENIAL_NONE for a limit).  Since: 0.2. */
 SBX_API int32_t sbx_event_denial_class(const sbx_event *ev);
 
 /* What a spawn used (sbx_child_usage).  Each value is 0 where `known`
@@ -1204,14 +1204,19 @@ typedef struct sbx_usage {
         uint64_t user_us, sys_us;       /* CPU time of the whole tree */
         uint64_t peak_memory;           /* bytes: the cgroup's peak, else the largest
                                          * process's peak resident set */
-        uint32_t max_processes;         /* the most processes alive at once (a pids
-                                         * cgroup's peak) */
+        uint32_t max_processes;         /* the most processes alive at once: the
+                                         * spawn's pids cgroup's peak, where it has
+                                         * one (a pids limit; rung 2 as root tracks
+                                         * its tree in one too) */
         uint32_t limits_hit;            /* SBX_LIMIT_HIT_* */
 } sbx_usage;
 #define SBX_USAGE_VERSION 1u
 #define SBX_USAGE_INIT { SBX_USAGE_VERSION, 0, 0, 0, 0, 0, 0, 0 }
-/* Once the child was waited for.  Errors: SBX_E_INVALID (NULL, a wrong
- * version, a child not yet reaped).  Since: 0.2. */
+/* What the spawn used, once the child was waited for: out->version must
+ * be SBX_USAGE_VERSION (SBX_USAGE_INIT); the rest is filled, each value 0
+ * where out->known lacks its bit (docs/events.md, "Resource accounting").
+ * Errors: SBX_E_INVALID (NULL, a wrong version, a child not yet reaped).
+ * Since: 0.2. */
 SBX_API sbx_code sbx_child_usage(const sbx_child *child, sbx_usage *out, sbx_error *err);
 
 /* The organisation's proxy every later egress-proxy execution of this
@@ -1549,7 +1554,9 @@ typedef struct sbx_run_options {
 SBX_API void sbx_run_options_init(sbx_run_options *opts);
 
 typedef struct sbx_run_result {
-        uint32_t version;               /* set by sbx_executor_run */
+        uint32_t version;               /* set by sbx_executor_run: 2 for options of
+                                         * version 2 (the version-2 fields are valid),
+                                         * else 1 */
         int32_t  exited;                /* 1: exit_code is valid */
         int32_t  exit_code;
         int32_t  signal;                /* the signal that ended it, or 0 */
@@ -1601,7 +1608,8 @@ SBX_API sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *opts,
  * runs.  Errors: SBX_E_INVALID, SBX_E_CLOSED. */
 SBX_API sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id,
                                      sbx_error *err);
-/* Free out and err (the struct is the caller's).  NULL is ignored. */
+/* Free out and err, and a version-2 result's events (the struct is the
+ * caller's).  NULL is ignored. */
 SBX_API void sbx_run_result_free(sbx_run_result *res);
 
 #ifdef __cplusplus
