@@ -429,7 +429,9 @@ void sbx__cgroup_usage(const char *pids_dir, const char *mem_dir, struct sbx__cg
 
         memset(u, 0, sizeof(*u));
         if (mem_dir != NULL) {
-                /* v2 memory.peak (5.19+) / memory.events; v1 max_usage and failcnt. */
+                /* v2 memory.peak (5.19+) / memory.events; v1 max_usage, and
+                 * failcnt or oom_control's oom_kill (a kill at the limit may
+                 * leave failcnt 0). */
                 snprintf(file, sizeof(file), "%s/memory.peak", mem_dir);
                 if (read_text(file, buf, sizeof(buf)) == 0) {
                         u->peak_memory = strtoull(buf, NULL, 10);
@@ -448,6 +450,9 @@ void sbx__cgroup_usage(const char *pids_dir, const char *mem_dir, struct sbx__cg
                         snprintf(file, sizeof(file), "%s/memory.failcnt", mem_dir);
                         if (read_text(file, buf, sizeof(buf)) == 0)
                                 u->memory_hit = strtoull(buf, NULL, 10) > 0;
+                        snprintf(file, sizeof(file), "%s/memory.oom_control", mem_dir);
+                        if (read_text(file, buf, sizeof(buf)) == 0 && keyed(buf, "oom_kill") > 0)
+                                u->memory_hit = 1;
                 }
         }
         if (pids_dir != NULL) {

@@ -365,6 +365,49 @@ static void test_events__limits_and_usage(void **state)
                         }
                         sbx_plan_free(plan);
                 }
+                /* memory: the same, with a process touching three
+                 * times the limit. */
+                set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "memory");
+                {
+                        const char *const hog[] = { f->probe, "alloc", "192", NULL };
+                        sbx_plan *plan = NULL;
+                        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+                        sbx_child *c = NULL;
+                        sbx_error e = { 0, 0, { 0 } };
+
+                        assert_int_equal(sbx_plan_compile(p, &plan, &e), SBX_OK);
+                        so.backend = BACKENDS[b];
+                        so.envp = f->envp;
+                        so.memory_max = 64ull << 20;
+                        so.timeout_ms = WAIT_MS;
+                        if (sbx_spawn(plan, hog, &so, &c, &e) == SBX_OK) {
+                                int st;
+
+                                lim = (sbx_limits_report) SBX_LIMITS_REPORT_INIT;
+                                assert_int_equal(sbx_child_limits(c, &lim, &e), SBX_OK);
+                                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                                r.usage = (sbx_usage) SBX_USAGE_INIT;
+                                assert_int_equal(sbx_child_usage(c, &r.usage, &e), SBX_OK);
+                                assert_int_equal(sbx_child_events(c, r.ev, MAX_EV, &r.n,
+                                                                  &r.dropped, &e), SBX_OK);
+                                if (lim.memory_kind == SBX_LIMIT_CGROUP) {
+                                        CHECK(f, find(&r, SBX_OP_LIMIT, "memory") != NULL,
+                                              "no memory limit event (%s)",
+                                              describe_status(st));
+                                        CHECK(f, r.usage.limits_hit & SBX_LIMIT_HIT_MEMORY,
+                                              "usage does not say the memory limit was hit");
+                                } else {
+                                        CHECK(f, ecode(st) != 0, "192 MiB under a 64 MiB "
+                                              "RLIMIT_AS");
+                                        note("%s: memory limit by %d (no count to report)",
+                                             f->label, (int) lim.memory_kind);
+                                }
+                                sbx_child_free(c);
+                        } else {
+                                note("%s: memory limit refused: %s", f->label, e.message);
+                        }
+                        sbx_plan_free(plan);
+                }
                 sbx_profile_free(p);
         }
         fx_done(f);
