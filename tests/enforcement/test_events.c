@@ -23,9 +23,10 @@ struct obs_run {
 
 /* argv confined under profile on backend, observed (flags), waited for
  * with the spawn's own bound; events and usage into r. */
-static void obs_spawn(struct fx *f, int32_t backend, const sbx_profile *profile,
-                      const char *const *argv, uint32_t flags, uint64_t pids_max,
-                      uint64_t timeout_ms, struct obs_run *r)
+static void obs_spawn_limited(struct fx *f, int32_t backend, const sbx_profile *profile,
+                              const char *const *argv, uint32_t flags, uint64_t pids_max,
+                              uint64_t memory_max, uint64_t timeout_ms, struct obs_run *r,
+                              sbx_limits_report *lim)
 {
         sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
         sbx_plan *plan = NULL;
@@ -39,10 +40,16 @@ static void obs_spawn(struct fx *f, int32_t backend, const sbx_profile *profile,
         so.envp = f->envp;
         so.flags = flags;
         so.pids_max = pids_max;
+        so.memory_max = memory_max;
         so.timeout_ms = timeout_ms > 0 ? timeout_ms : WAIT_MS;
         so.stdin_fd = -1;
         if (sbx_spawn(plan, argv, &so, &child, &e) != SBX_OK)
                 fail_msg("%s: sbx_spawn: %s", f->label, e.message);
+        if (lim != NULL) {
+                *lim = (sbx_limits_report) SBX_LIMITS_REPORT_INIT;
+                if (sbx_child_limits(child, lim, &e) != SBX_OK)
+                        fail_msg("sbx_child_limits: %s", e.message);
+        }
         if (sbx_child_wait(child, &r->status, &e) != SBX_OK)
                 fail_msg("%s: sbx_child_wait: %s", f->label, e.message);
         if (sbx_child_events(child, r->ev, MAX_EV, &r->n, &r->dropped, &e) != SBX_OK)
@@ -52,6 +59,13 @@ static void obs_spawn(struct fx *f, int32_t backend, const sbx_profile *profile,
                 fail_msg("sbx_child_usage: %s", e.message);
         sbx_child_free(child);
         sbx_plan_free(plan);
+}
+
+static void obs_spawn(struct fx *f, int32_t backend, const sbx_profile *profile,
+                      const char *const *argv, uint32_t flags, uint64_t pids_max,
+                      uint64_t timeout_ms, struct obs_run *r)
+{
+        obs_spawn_limited(f, backend, profile, argv, flags, pids_max, 0, timeout_ms, r, NULL);
 }
 
 /* The event for (op, target), or NULL. */
@@ -303,6 +317,7 @@ static void test_events__limits_and_usage(void **state)
                 const char *const forks[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 60 ]; do "
                                               "sleep 3 & i=$((i+1)); done 2>/dev/null; kill "
                                               "$(jobs -p) 2>/dev/null; exit 0", NULL };
+                const char *const hog[] = { f->probe, "alloc", "192", NULL };
                 sbx_profile *p;
                 sbx_limits_report lim = SBX_LIMITS_REPORT_INIT;
 
@@ -330,83 +345,28 @@ static void test_events__limits_and_usage(void **state)
                 /* pids: an event where a cgroup carries the limit (it
                  * counts its refusals); RLIMIT_NPROC keeps no count. */
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "pids");
-                {
-                        sbx_plan *plan = NULL;
-                        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
-                        sbx_child *c = NULL;
-                        sbx_error e = { 0, 0, { 0 } };
-
-                        assert_int_equal(sbx_plan_compile(p, &plan, &e), SBX_OK);
-                        so.backend = BACKENDS[b];
-                        so.envp = f->envp;
-                        so.pids_max = 10;
-                        so.timeout_ms = WAIT_MS;
-                        if (sbx_spawn(plan, forks, &so, &c, &e) == SBX_OK) {
-                                int st;
-
-                                assert_int_equal(sbx_child_limits(c, &lim, &e), SBX_OK);
-                                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
-                                r.usage = (sbx_usage) SBX_USAGE_INIT;
-                                assert_int_equal(sbx_child_usage(c, &r.usage, &e), SBX_OK);
-                                assert_int_equal(sbx_child_events(c, r.ev, MAX_EV, &r.n,
-                                                                  &r.dropped, &e), SBX_OK);
-                                if (lim.pids_kind == SBX_LIMIT_CGROUP) {
-                                        CHECK(f, find(&r, SBX_OP_LIMIT, "pids") != NULL,
-                                              "no pids limit event");
-                                        CHECK(f, r.usage.limits_hit & SBX_LIMIT_HIT_PIDS,
-                                              "usage does not say the pids limit was hit");
-                                } else {
-                                        note("%s: pids limit by %d (no count to report)",
-                                             f->label, (int) lim.pids_kind);
-                                }
-                                sbx_child_free(c);
-                        } else {
-                                note("%s: pids limit refused: %s", f->label, e.message);
-                        }
-                        sbx_plan_free(plan);
+                obs_spawn_limited(f, BACKENDS[b], p, forks, 0, 10, 0, 0, &r, &lim);
+                if (lim.pids_kind == SBX_LIMIT_CGROUP) {
+                        CHECK(f, find(&r, SBX_OP_LIMIT, "pids") != NULL, "no pids limit event");
+                        CHECK(f, r.usage.limits_hit & SBX_LIMIT_HIT_PIDS,
+                              "usage does not say the pids limit was hit");
+                } else {
+                        note("%s: pids limit by %d (no count to report)", f->label,
+                             (int) lim.pids_kind);
                 }
-                /* memory: the same, with a process touching three
-                 * times the limit. */
+                /* memory: the same, with a process touching three times
+                 * the limit. */
                 set_label(f, BACKENDS[b], SBX_MODE_READ_ONLY, "memory");
-                {
-                        const char *const hog[] = { f->probe, "alloc", "192", NULL };
-                        sbx_plan *plan = NULL;
-                        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
-                        sbx_child *c = NULL;
-                        sbx_error e = { 0, 0, { 0 } };
-
-                        assert_int_equal(sbx_plan_compile(p, &plan, &e), SBX_OK);
-                        so.backend = BACKENDS[b];
-                        so.envp = f->envp;
-                        so.memory_max = 64ull << 20;
-                        so.timeout_ms = WAIT_MS;
-                        if (sbx_spawn(plan, hog, &so, &c, &e) == SBX_OK) {
-                                int st;
-
-                                lim = (sbx_limits_report) SBX_LIMITS_REPORT_INIT;
-                                assert_int_equal(sbx_child_limits(c, &lim, &e), SBX_OK);
-                                assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
-                                r.usage = (sbx_usage) SBX_USAGE_INIT;
-                                assert_int_equal(sbx_child_usage(c, &r.usage, &e), SBX_OK);
-                                assert_int_equal(sbx_child_events(c, r.ev, MAX_EV, &r.n,
-                                                                  &r.dropped, &e), SBX_OK);
-                                if (lim.memory_kind == SBX_LIMIT_CGROUP) {
-                                        CHECK(f, find(&r, SBX_OP_LIMIT, "memory") != NULL,
-                                              "no memory limit event (%s)",
-                                              describe_status(st));
-                                        CHECK(f, r.usage.limits_hit & SBX_LIMIT_HIT_MEMORY,
-                                              "usage does not say the memory limit was hit");
-                                } else {
-                                        CHECK(f, ecode(st) != 0, "192 MiB under a 64 MiB "
-                                              "RLIMIT_AS");
-                                        note("%s: memory limit by %d (no count to report)",
-                                             f->label, (int) lim.memory_kind);
-                                }
-                                sbx_child_free(c);
-                        } else {
-                                note("%s: memory limit refused: %s", f->label, e.message);
-                        }
-                        sbx_plan_free(plan);
+                obs_spawn_limited(f, BACKENDS[b], p, hog, 0, 0, 64ull << 20, 0, &r, &lim);
+                if (lim.memory_kind == SBX_LIMIT_CGROUP) {
+                        CHECK(f, find(&r, SBX_OP_LIMIT, "memory") != NULL,
+                              "no memory limit event (%s)", describe_status(r.status));
+                        CHECK(f, r.usage.limits_hit & SBX_LIMIT_HIT_MEMORY,
+                              "usage does not say the memory limit was hit");
+                } else {
+                        CHECK(f, ecode(r.status) != 0, "192 MiB under a 64 MiB RLIMIT_AS");
+                        note("%s: memory limit by %d (no count to report)", f->label,
+                             (int) lim.memory_kind);
                 }
                 sbx_profile_free(p);
         }
