@@ -41,6 +41,14 @@ int64_t sbx__now_ms(void)
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t sbx__wall_ms(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int64_t sbx__now_us(void)
 {
         struct timespec ts;

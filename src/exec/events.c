@@ -27,7 +27,6 @@
 
 #include "backend/backend.h"
 #include "exec/exec.h"
-#include "exec/executor.h"
 
 static int same(const sbx_event *e, int32_t op, const char *target, size_t len)
 {

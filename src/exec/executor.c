@@ -19,14 +19,6 @@
 #include "exec/executor.h"
 #include "paths/paths_internal.h"
 
-int64_t sbx__wall_ms(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void sbx_executor_set_options_init(sbx_executor_set_options *opts)
 {
         static const sbx_executor_set_options init = SBX_EXECUTOR_SET_OPTIONS_INIT;

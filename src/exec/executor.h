@@ -90,9 +90,6 @@ struct sbx_executor_set {
         int          closed;
 };
 
-/* Unix ms (CLOCK_REALTIME): grant expiry is wall-clock, as the caller's. */
-int64_t sbx__wall_ms(void);
-
 /*
  * grant.c: verify every token for one run of `command` in `cwd` for
  * execution_id and, when all hold (and, with need_cmd, one of them is
