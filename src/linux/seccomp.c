@@ -65,6 +65,10 @@
  *       type SOCK_DGRAM or SOCK_RAW; a stream or seqpacket socket's connect
  *       goes to the supervisor (seccomp_notify.c), and sendto ignores or
  *       refuses an address on one.
+ *     seccomp(SECCOMP_SET_MODE_FILTER) with SECCOMP_FILTER_FLAG_NEW_LISTENER
+ *       (a command's own listener could answer CONTINUE for the calls the
+ *       supervisor's notification filter refuses, once the supervisor is
+ *       gone; sc_add_listener);
  *   Integer arguments the kernel truncates to 32 bits are compared on their
  *   low 32 bits, so setting high bits does not slip past an equality test.
  *
@@ -118,6 +122,10 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#  define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
 #include <seccomp.h>
 
 #include "linux_internal.h"
@@ -393,6 +401,26 @@ static sbx_code sc_add_setid(scmp_filter_ctx ctx, sbx_error *err)
         if (rc == SBX_OK)
                 rc = sc_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), "openat2", 0, NULL, err);
         return rc;
+}
+
+/*
+ * seccomp(SECCOMP_SET_MODE_FILTER) with SECCOMP_FILTER_FLAG_NEW_LISTENER.
+ * The supervisor's filter (the git veto, --allow-unix, the observer) is a
+ * user notification; the kernel refuses a second listener only while ours
+ * is open.  Were the supervisor gone (killed with its descendants alive),
+ * a command could install a listener filter of its own, whose newer
+ * USER_NOTIF outranks ours, and answer CONTINUE to the calls ours exists
+ * to refuse.  Our filter is loaded before this list, so it is unaffected;
+ * filters without a listener stay allowed (they only narrow).
+ */
+static sbx_code sc_add_listener(scmp_filter_ctx ctx, sbx_error *err)
+{
+        struct scmp_arg_cmp c[2];
+
+        c[0] = sc_eq32(0, SECCOMP_SET_MODE_FILTER);
+        c[1] = sc_cmp(1, SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                      SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        return sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), "seccomp", 2, c, err);
 }
 
 /* SBX__SC_DENY_METADATA: rung 2 has no read-only mounts, and Landlock does
@@ -787,6 +815,8 @@ static sbx_code sc_populate(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
                 rc = sc_add_socket(ctx, opts, err);
         if (rc == SBX_OK)
                 rc = sc_add_setid(ctx, err);
+        if (rc == SBX_OK)
+                rc = sc_add_listener(ctx, err);
         if (rc == SBX_OK && (opts & SBX__SC_DENY_METADATA) != 0)
                 rc = sc_add_metadata(ctx, err);
         return rc;

@@ -13,7 +13,9 @@
 #include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sched.h>
@@ -25,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -1154,6 +1157,18 @@ int main(int argc, char **argv)
                         return ENOENT;
                 printf("%s\n", v);
                 return 0;
+        }
+        if (strcmp(cmd, "seccomp-listener") == 0) {
+                /* A filter with a listener of our own: 0 if we got one,
+                 * else the errno (EPERM: the deny list; EBUSY: ours). */
+                struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+                struct sock_fprog prog = { 1, &allow };
+                long fd;
+
+                (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+                fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                             SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+                return fd >= 0 ? 0 : fail();
         }
         if (strcmp(cmd, "fork") == 0) {
                 NEED(1);

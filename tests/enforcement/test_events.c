@@ -442,6 +442,38 @@ static void test_events__executor_run_carries_them(void **state)
         fx_done(f);
 }
 
+/* A command cannot install a seccomp listener of its own: once the
+ * supervisor were gone, its CONTINUE would outrank our notification
+ * filter (the git veto, rung 2's observed internet sockets).  Refused in
+ * every mode, observed or not; checked by the probe's own result and, on
+ * rung 2 observed, by the socket staying refused. */
+static void test_events__no_listener_of_the_commands_own(void **state)
+{
+        static const int32_t modes[] = { SBX_MODE_READ_ONLY, SBX_MODE_WORKSPACE_WRITE };
+        static const uint32_t flags[] = { 0, SBX_SPAWN_OBSERVE };
+        struct fx *f = *state;
+        struct obs_run r;
+        size_t b, m, k;
+
+        for (b = 0; b < N_BACKENDS; b++) {
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                for (m = 0; m < 2; m++)
+                        for (k = 0; k < 2; k++) {
+                                const char *const argv[] = { f->probe, "seccomp-listener", NULL };
+                                sbx_profile *p = make_profile(f, modes[m], 0);
+
+                                set_label(f, BACKENDS[b], modes[m], k ? "observed" : NULL);
+                                obs_spawn(f, BACKENDS[b], p, argv, flags[k], 0, 0, &r);
+                                sbx_profile_free(p);
+                                CHECK(f, ecode(r.status) == EPERM || ecode(r.status) == EBUSY,
+                                      "the command got a listener (%s)",
+                                      describe_status(r.status));
+                        }
+        }
+        fx_done(f);
+}
+
 /* Bad input is an error, never a crash. */
 static void test_events__bad_arguments(void **state)
 {
@@ -475,6 +507,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_events__limits_and_usage, fx_setup,
                                                 fx_teardown),
                 cmocka_unit_test_setup_teardown(test_events__executor_run_carries_them,
+                                                fx_setup, fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__no_listener_of_the_commands_own,
                                                 fx_setup, fx_teardown),
         };
 
