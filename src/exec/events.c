@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #if !defined(_WIN32)
+#  include <fcntl.h>
 #  include <sys/stat.h>
 #  include <unistd.h>
 #endif
@@ -83,8 +84,9 @@ static int on_host(const char *path, int parent)
         struct stat st;
         char *slash;
 
+        /* Never an automount: the command chose the name. */
         if (!parent)
-                return lstat(path, &st) == 0;
+                return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0;
         (void) snprintf(dir, sizeof(dir), "%s", path);
         slash = strrchr(dir, '/');
         if (slash == NULL)
@@ -93,7 +95,7 @@ static int on_host(const char *path, int parent)
                 slash[1] = '\0';
         else
                 *slash = '\0';
-        return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+        return fstatat(AT_FDCWD, dir, &st, AT_NO_AUTOMOUNT) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Every record on the observer's pipe (it is closed at both ends by now:

@@ -587,6 +587,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                         flags |= SBX__NF_NAMES | (rung == 2 ? SBX__NF_WRITES : 0);
                 if (plan->n_unix_sockets > 0)
                         flags |= SBX__NF_CONNECT;
+                if (SBX__OBSERVING(opts->flags) && zy != NULL) {  /* observed runs are cold */
+                        r = sbx__fail(err, SBX_E_INTERNAL, EINVAL, "%s: observed zygote", fn);
+                        goto fail;
+                }
                 if (SBX__OBSERVING(opts->flags)) {
                         /* The observer (observe.c): every path call and
                          * exec watched, every connect done and seen. */

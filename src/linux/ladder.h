@@ -127,6 +127,16 @@ struct sbx__obs {
         const char *scratch[6];         /* writable scratch the plan does not list */
         size_t      n_scratch;
         int         net_denied;         /* connects are reported when they fail */
+        size_t      pipe_size;          /* the record pipe's capacity */
+        struct sbx__obs_shared *sh;     /* MAP_SHARED: the supervisor's workers too */
+};
+/* What the supervisor and its forked workers count together (observe.c),
+ * in a shared anonymous mapping the parent makes. */
+#define SBX__OBS_SEEN_MAX 256
+struct sbx__obs_shared {
+        unsigned  sent, dropped, n_seen;        /* __atomic */
+        size_t    bytes;                        /* __atomic: written to the pipe */
+        uint64_t  seen[SBX__OBS_SEEN_MAX];
 };
 /* The parent's side (observe_prep.c): the observer for plan, its rules
  * and pipe, into p->obs / p->obs_pipe.  scratch: writable places the plan

@@ -45,13 +45,13 @@
 #endif
 
 #define NPATH 4096
-#define SENT_MAX 256            /* records one supervisor sends at most */
-#define SEEN_MAX 256            /* distinct (op, target) remembered */
+#define SENT_MAX 256            /* records one spawn's supervisor sends at most */
 
-/* The supervisor is one thread; its workers are forks with their own copy. */
-static uint32_t sent, dropped;
-static uint64_t seen[SEEN_MAX];
-static size_t n_seen;
+/* The counts live in a shared mapping (struct sbx__obs_shared): the
+ * supervisor's forked workers (a connect, a FIFO open) count with it, so
+ * the cap, the repeats and the room kept for the summary hold for all. */
+#define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+#define GET(p)    __atomic_load_n((p), __ATOMIC_RELAXED)
 
 static void cont(const struct sbx__nreq *q)
 {
@@ -77,23 +77,27 @@ static void emit(const struct sbx__obs *o, uint8_t op, uint8_t flags, int err, p
                  const char *target, size_t len)
 {
         char buf[sizeof(struct sbx__obs_rec) + SBX__OBS_TARGET_MAX];
+        struct sbx__obs_shared *sh = o->sh;
         struct sbx__obs_rec r;
         struct timespec ts;
         uint64_t h = hash(op, target, len);
-        size_t i;
+        unsigned i, n = GET(&sh->n_seen);
 
-        for (i = 0; i < n_seen; i++)
-                if (seen[i] == h)
+        for (i = 0; i < n && i < SBX__OBS_SEEN_MAX; i++)
+                if (GET(&sh->seen[i]) == h)
                         return;                 /* a repeat counts once */
-        if (n_seen < SEEN_MAX)
-                seen[n_seen++] = h;
-        if (sent >= SENT_MAX) {
-                dropped++;
-                return;
-        }
+        i = ADD(&sh->n_seen, 1) - 1;
+        if (i < SBX__OBS_SEEN_MAX)
+                __atomic_store_n(&sh->seen[i], h, __ATOMIC_RELAXED);
         if (len > SBX__OBS_TARGET_MAX) {
                 len = SBX__OBS_TARGET_MAX;
                 flags |= SBX__OBS_TRUNC;
+        }
+        /* The cap, and room left in the pipe for the summary record. */
+        if (ADD(&sh->sent, 1) > SENT_MAX ||
+            ADD(&sh->bytes, sizeof(r) + len) + sizeof(r) > o->pipe_size) {
+                ADD(&sh->dropped, 1);
+                return;
         }
         (void) clock_gettime(CLOCK_REALTIME, &ts);
         memset(&r, 0, sizeof(r));
@@ -105,10 +109,8 @@ static void emit(const struct sbx__obs *o, uint8_t op, uint8_t flags, int err, p
         r.time_ms = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
         memcpy(buf, &r, sizeof(r));
         memcpy(buf + sizeof(r), target, len);
-        if (write(o->fd, buf, sizeof(r) + len) == (ssize_t) (sizeof(r) + len))
-                sent++;
-        else
-                dropped++;
+        if (write(o->fd, buf, sizeof(r) + len) != (ssize_t) (sizeof(r) + len))
+                ADD(&sh->dropped, 1);
 }
 
 void sbx__observe_finish(const struct sbx__obs *o)
@@ -118,7 +120,7 @@ void sbx__observe_finish(const struct sbx__obs *o)
         if (o == NULL)
                 return;
         memset(&r, 0, sizeof(r));
-        r.dropped = dropped;
+        r.dropped = GET(&o->sh->dropped);
         (void) write(o->fd, &r, sizeof(r));
 }
 

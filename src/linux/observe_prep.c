@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "compile/plan_internal.h"
@@ -60,6 +61,18 @@ sbx_code sbx__observe_prepare(struct sbx__prep *p, const struct sbx_plan *plan,
                                  "observer's pipe");
         }
         (void) fcntl(p->obs_pipe[1], F_SETPIPE_SZ, OBS_PIPE_SIZE);
+        {
+                int size = fcntl(p->obs_pipe[1], F_GETPIPE_SZ);
+
+                o->pipe_size = size > 0 ? (size_t) size : 4096;
+        }
+        o->sh = mmap(NULL, sizeof(*o->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                     -1, 0);
+        if (o->sh == MAP_FAILED) {
+                o->sh = NULL;
+                return sbx__fail(err, SBX_E_NOMEM, errno, "sbx_spawn: no memory for the "
+                                 "observer");
+        }
         if (fcntl(p->obs_pipe[1], F_SETFL, O_NONBLOCK) < 0 ||
             fcntl(p->obs_pipe[0], F_SETFL, O_NONBLOCK) < 0)
                 return sbx__fail(err, SBX_E_IO, errno, "sbx_spawn: cannot prepare the "
@@ -71,6 +84,8 @@ sbx_code sbx__observe_prepare(struct sbx__prep *p, const struct sbx_plan *plan,
 void sbx__observe_prep_free(struct sbx__prep *p)
 {
         if (p->obs != NULL) {
+                if (p->obs->sh != NULL)
+                        (void) munmap(p->obs->sh, sizeof(*p->obs->sh));
                 free((void *) p->obs->rules);
                 free(p->obs);
                 p->obs = NULL;

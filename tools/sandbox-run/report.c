@@ -106,8 +106,15 @@ static void event_line(const sbx_event *e)
                         "to allow it: --allow-write %s\n", op, e->target, strerror(e->err), dir);
                 break;
         case SBX_OP_CONNECT:
-                fprintf(stderr, "sandbox-run: denied: connect %s (%s): the network is denied; "
-                        "to allow it: --allow-host %s\n", e->target, strerror(e->err), e->target);
+                if (strncmp(e->target, "127.", 4) == 0 || strncmp(e->target, "[::1]", 5) == 0)
+                        fprintf(stderr, "sandbox-run: denied: connect %s (%s): the sandbox has "
+                                "a loopback of its own, and nothing listens there; the host's "
+                                "is reachable only with --allow-host %s\n", e->target,
+                                strerror(e->err), e->target);
+                else
+                        fprintf(stderr, "sandbox-run: denied: connect %s (%s): the network is "
+                                "denied; to allow it: --allow-host %s\n", e->target,
+                                strerror(e->err), e->target);
                 break;
         case SBX_OP_SOCKET:
                 fprintf(stderr, "sandbox-run: denied: an %s socket (%s): the network is denied; "
