@@ -265,6 +265,48 @@ static void test_events__clean_build_has_none(void **state)
         fx_done(f);
 }
 
+/* A real project: libsandbox's own portable layers (27 files, the system
+ * headers and ours) compiled in the workspace under read-watching: not
+ * one event. */
+static void test_events__libsandbox_builds_clean(void **state)
+{
+        struct fx *f = *state;
+        const char *src = getenv("SBX_TEST_SRCDIR");
+        char cmd[4 * PATH_MAX];
+        struct obs_run r;
+        size_t b;
+
+        if (src == NULL || src[0] != '/') {
+                if (require_all())
+                        fail_msg("SBX_TEST_SRCDIR must name the source tree");
+                return;
+        }
+        (void) snprintf(cmd, sizeof(cmd), "cp -r '%s/include' '%s/src' '%s/'", src, src, f->ws);
+        assert_int_equal(system(cmd), 0);
+        (void) snprintf(cmd, sizeof(cmd), "cd %s && cc -c -D_GNU_SOURCE -Iinclude -Isrc "
+                        "src/core/*.c src/policy/*.c src/paths/*.c src/compile/*.c && ls *.o | "
+                        "wc -l > count && rm -f *.o", f->ws);
+        for (b = 0; b < N_BACKENDS; b++) {
+                const char *const argv[] = { "/bin/sh", "-c", cmd, NULL };
+                sbx_profile *p;
+                char count[32];
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                p = make_profile(f, SBX_MODE_WORKSPACE_WRITE, 0);
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "libsandbox");
+                obs_spawn(f, BACKENDS[b], p, argv, SBX_SPAWN_OBSERVE_READS, 0, 0, &r);
+                sbx_profile_free(p);
+                dump(&r);
+                CHECK(f, ecode(r.status) == 0, "the build failed: %s", describe_status(r.status));
+                CHECK(f, read_file(P(f->ws, "count"), count, sizeof(count)) > 0 &&
+                         atoi(count) > 20, "the objects were not built");
+                CHECK(f, r.n == 0 && r.dropped == 0, "%zu events (%llu dropped) building "
+                      "libsandbox", r.n, (unsigned long long) r.dropped);
+        }
+        fx_done(f);
+}
+
 /* 3000 distinct denied creates: at most the cap is kept, the rest counted,
  * and none of the files exists. */
 static void test_events__flood_stays_within_the_cap(void **state)
@@ -501,6 +543,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_events__writes_only_without_reads,
                                                 fx_setup, fx_teardown),
                 cmocka_unit_test_setup_teardown(test_events__clean_build_has_none, fx_setup,
+                                                fx_teardown),
+                cmocka_unit_test_setup_teardown(test_events__libsandbox_builds_clean, fx_setup,
                                                 fx_teardown),
                 cmocka_unit_test_setup_teardown(test_events__flood_stays_within_the_cap,
                                                 fx_setup, fx_teardown),
