@@ -109,14 +109,15 @@ static void remove_scratch(const char *path)
                 (void) sbx__rm_rf(path);
 }
 
+/* Below the host's /tmp, which every other sandbox hides (llrules.c). */
 static sbx_code make_scratch(char **out, sbx_error *err)
 {
-        const char *base = secure_getenv("TMPDIR");
-        char buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX];
+        const char *env = secure_getenv("TMPDIR"), *base = "/tmp";
+        char buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX], canon[PATH_MAX], host_tmp[PATH_MAX];
         int e;
 
-        if (base == NULL || base[0] != '/')
-                base = "/tmp";
+        if (env && realpath(env, canon) && realpath("/tmp", host_tmp) && sbx__under(canon, host_tmp))
+                base = canon;
         sbx__sweep_dead(base, "sbx-run-", remove_scratch);
         if ((size_t) snprintf(buf, sizeof(buf), "%s/sbx-run-%ld-XXXXXX", base, (long) getpid()) >=
             sizeof(buf))

@@ -2,10 +2,12 @@
  * llrules.c - the Landlock rule list of a spawn.  Rung 1 uses the plan
  * coarsely (its mounts do the narrowing); rung 2 expands every tree rule
  * that has an existing narrower path below it (carve-outs, protected
- * paths, the hidden HOME), because Landlock can only add rights.
+ * paths, the hidden HOME, the host's /tmp), because Landlock can only add
+ * rights.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -156,12 +158,12 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
         int resolver = 0;
         size_t i, k, nn = 0;
         uint32_t missing = 0;
-        char buf[SBX_PATH_MAX];
+        char buf[SBX_PATH_MAX], host_tmp[PATH_MAX];
         struct stat st;
         sbx_code r = SBX_OK;
         int e = 0;
 
-        nw = calloc(plan->n_rules + 4, sizeof(*nw));
+        nw = calloc(plan->n_rules + 5, sizeof(*nw));
         if (nw == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
         if (p->rung == 2) {
@@ -192,6 +194,19 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                  * full, random, urandom) and /dev/tty given back below. */
                 if (lstat("/dev", &st) == 0 && S_ISDIR(st.st_mode))
                         nw[nn++] = (struct narrow){ "/dev", 0 };
+                /* The host's /tmp holds every other sandbox's scratch (the
+                 * per-spawn HOME/TMPDIR of each rung-2 spawn, executor sets
+                 * rooted there) and the user's own private files (Kerberos
+                 * ticket caches, editor and agent sockets): hidden whole,
+                 * by construction rather than by listing what is in it.
+                 * What the spawn may use comes back below as rules of its
+                 * own: its scratch HOME and TMPDIR, and every plan rule
+                 * inside /tmp (a workspace, a writable or readable root),
+                 * which Landlock reaches without any right on /tmp itself
+                 * (path walk needs no Landlock right). */
+                if (realpath("/tmp", host_tmp) != NULL && strcmp(host_tmp, "/") != 0 &&
+                    stat(host_tmp, &st) == 0 && S_ISDIR(st.st_mode))
+                        nw[nn++] = (struct narrow){ host_tmp, 0 };
                 if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode)) {
                         nw[nn++] = (struct narrow){ "/run", 0 };
                         if (plan->network == SBX__NET_ALLOW && lstat(SBX__RESOLVER_DIR, &st) == 0)
