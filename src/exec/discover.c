@@ -18,40 +18,12 @@
 
 extern char **environ;
 
-/* The caller's own git configs (git's global and system files). */
-static size_t global_configs(const char *home, char bufs[][SBX_PATH_MAX], const char **v)
-{
-        const char *const *env = (const char *const *) environ;
-        const char *xdg = sbx__env_get(env, "XDG_CONFIG_HOME");
-        const char *g = sbx__env_get(env, "GIT_CONFIG_GLOBAL");
-        const char *sys = sbx__env_get(env, "GIT_CONFIG_SYSTEM");
-        size_t n = 0;
-
-        if (g != NULL && g[0] == '/')
-                snprintf(bufs[n], SBX_PATH_MAX, "%s", g), v[n] = bufs[n], n++;
-        if (home != NULL) {
-                snprintf(bufs[n], SBX_PATH_MAX, "%s/.gitconfig", home), v[n] = bufs[n], n++;
-                if (xdg == NULL || xdg[0] != '/')
-                        snprintf(bufs[n], SBX_PATH_MAX, "%s/.config/git/config", home),
-                                v[n] = bufs[n], n++;
-        }
-        if (xdg != NULL && xdg[0] == '/')
-                snprintf(bufs[n], SBX_PATH_MAX, "%s/git/config", xdg), v[n] = bufs[n], n++;
-        snprintf(bufs[n], SBX_PATH_MAX, "%s", sys != NULL && sys[0] == '/' ? sys : "/etc/gitconfig");
-        v[n] = bufs[n];
-        n++;
-        return n;
-}
-
 sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out, sbx_error *err)
 {
         struct sbx__gitscan g;
         const char **roots = NULL, **paths = NULL;
         int *trees = NULL;
-        char *home = NULL;
-        char bufs[5][SBX_PATH_MAX];
-        const char *globals[5];
-        size_t i, n_roots = 0, n_globals;
+        size_t i, n_roots = 0;
         sbx_code c = SBX_OK;
         int r;
 
@@ -71,10 +43,10 @@ sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out
                              ri->origin == SBX__ORIGIN_ADDITIONAL))
                                 roots[n_roots++] = ri->path;
                 }
-        if (n_roots > 0)
-                (void) sbx__caller_home((const char *const *) environ, &home);
-        n_globals = global_configs(home, bufs, globals);
-        r = n_roots > 0 ? sbx__git_discover(roots, n_roots, home, globals, n_globals, &g) : 0;
+        /* The caller's environment: the one the user's own git runs with
+         * (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*), not the command's. */
+        r = n_roots > 0 ? sbx__git_discover(roots, n_roots, (const char *const *) environ, &g)
+                        : 0;
         if (r < 0) {
                 c = sbx__fail(err, r == -ENOMEM ? SBX_E_NOMEM : SBX_E_IO, -r,
                               "%s: cannot examine \"%.300s\" for git repositories to protect "
@@ -99,7 +71,6 @@ out:
         free(roots);
         free(paths);
         free(trees);
-        free(home);
         return c;
 }
 

@@ -57,15 +57,17 @@ struct sbx__gitscan {
  * Walk the writable `roots` (canonical; no symlink followed) and list every
  * git location below them that must be read-only for a confined command:
  * .git directories and "gitdir:" files with their git and common dirs,
- * bare repositories, files named HEAD, core.hooksPath directories,
- * included config files and the path-named programs of command-valued keys
- * (docs/git.md).  `global_configs` are the caller's own config files
- * (absolute; missing ones skipped).  A listed location that does not exist
- * yet is created empty.  0, or -errno with out->fail naming the path
- * (free with sbx__gitscan_free either way).
+ * every directory holding a HEAD, and whatever the configuration git would
+ * read names inside a root (hooks directories, included files, programs,
+ * trusted and data files), the configuration resolved per repository as
+ * git resolves it (docs/git.md).  `envp` is the caller's environment:
+ * HOME, XDG_CONFIG_HOME, GIT_CONFIG_SYSTEM, GIT_CONFIG_GLOBAL,
+ * GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS and the GIT_*
+ * variables naming programs are read from it (NULL: none).  A listed
+ * location that does not exist yet is created empty.  0, or -errno with
+ * out->fail naming the path (free with sbx__gitscan_free either way).
  */
-int sbx__git_discover(const char *const *roots, size_t n_roots, const char *home,
-                      const char *const *global_configs, size_t n_global,
+int sbx__git_discover(const char *const *roots, size_t n_roots, const char *const *envp,
                       struct sbx__gitscan *out);
 void sbx__gitscan_free(struct sbx__gitscan *g);
 

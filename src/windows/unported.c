@@ -234,15 +234,12 @@ void sbx_run_result_free(sbx_run_result *res)
  * and one that accepts unprotected git needs nothing found.  Saying "found
  * nothing" here is therefore what the spawn enforces.
  */
-int sbx__git_discover(const char *const *roots, size_t n_roots, const char *home,
-                      const char *const *global_configs, size_t n_global,
+int sbx__git_discover(const char *const *roots, size_t n_roots, const char *const *envp,
                       struct sbx__gitscan *out)
 {
         (void) roots;
         (void) n_roots;
-        (void) home;
-        (void) global_configs;
-        (void) n_global;
+        (void) envp;
         memset(out, 0, sizeof(*out));
         return 0;
 }
