@@ -203,6 +203,17 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                     int network_allow, int command_allow, const char *scratch_dir,
                     struct sbx_plan **out);
 
+/*
+ * A copy of `in` with each of paths[0..n) (canonical directories: other
+ * sandboxes' scratch, docs/executors.md) hidden: a carve-out (access 0,
+ * TREE, origin secret) where a rule grants read or write; a path nothing
+ * grants, or one with a rule of its own, is left as it is.  The writable
+ * roots are unchanged; a plan that gets a carve-out requires read-boundary.
+ * 0, -EINVAL (a direct plan), -ENOMEM.  Pure.
+ */
+int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, size_t n,
+                   struct sbx_plan **out);
+
 /* 1 if a and b confine alike: every field a backend enforces is equal
  * (the command's access, which only admission reads, is not compared).
  * Pure. */

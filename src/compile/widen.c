@@ -1,8 +1,9 @@
 /*
  * widen.c - plans derived from a compiled plan for one spawn: the git
  * locations discovery found, added as protected rules
- * (sbx__plan_add_protected), and an executor run's grants and directories
- * (sbx__plan_widen).  Pure.
+ * (sbx__plan_add_protected), an executor run's grants and directories
+ * (sbx__plan_widen), and other sandboxes' scratch hidden (sbx__plan_hide).
+ * Pure.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -262,6 +263,45 @@ nomem_rules:
 nomem:
         sbx_plan_free(plan);
         return -ENOMEM;
+}
+
+int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, size_t n,
+                   struct sbx_plan **out)
+{
+        struct sbx__rules r = { NULL, 0, 0 };
+        struct sbx_plan *plan;
+        size_t i;
+        int added = 0;
+
+        *out = NULL;
+        if (in->direct)
+                return -EINVAL;
+        plan = copy_base(in, &r, 1);
+        if (plan == NULL)
+                return -ENOMEM;
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up = sbx__plan_rule_for(in, paths[i]);
+
+                /* Nothing to hide where nothing is granted, and a path
+                 * with a rule of its own keeps it. */
+                if (up == NULL || (up->access & (R | W)) == 0 || strcmp(up->path, paths[i]) == 0)
+                        continue;
+                if (sbx__rules_add(&r, paths[i], 0, SBX__FS_TREE, SBX__ORIGIN_SECRET) < 0) {
+                        plan->rules = r.v;
+                        plan->n_rules = r.n;
+                        sbx_plan_free(plan);
+                        return -ENOMEM;
+                }
+                added = 1;
+        }
+        sbx__rules_sort(&r);
+        plan->rules = r.v;
+        plan->n_rules = r.n;
+        /* A read carve-out: the boundary that enforces it is required. */
+        if (added)
+                plan->required |= SBX_G_READ_BOUNDARY;
+        *out = plan;
+        return 0;
 }
 
 int sbx__plan_env_set(const struct sbx_plan *in, const char *const *env, size_t n,

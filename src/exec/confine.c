@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "exec/exec.h"
+#include "exec/executor.h"
 #include "policy/runner_start.h"
 #include "profile/profile_internal.h"
 
@@ -95,6 +95,18 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         r = sbx__admit(plan, fn, err);
         if (r != SBX_OK)
                 goto out;
+        /* Every other sandbox's scratch stays hidden (executor.c). */
+        {
+                sbx_plan *hidden = NULL;
+
+                r = sbx__scratch_hide(plan, fn, &hidden, err);
+                if (r != SBX_OK)
+                        goto out;
+                if (hidden != NULL) {
+                        sbx_plan_free(plan);
+                        plan = hidden;
+                }
+        }
 
         r = sbx__backend_verified(&be, err);
         if (r != SBX_OK)

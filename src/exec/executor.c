@@ -1,15 +1,20 @@
 /*
  * executor.c - executor sets and executors: construction (the backend and
  * the scratch root checked once), one executor per key with its own
- * directories, and close (revoke, kill, wait, remove).  docs/executors.md.
+ * directories, and close (revoke, kill, wait, remove); the user's registry
+ * of set directories, which every spawn hides (sbx__scratch_hide).
+ * docs/executors.md.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +51,193 @@ static sbx_code scratch_root_ok(const char *fn, const char *root, sbx_error *err
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: scratch root %.200s must be owned "
                                  "by this user and writable by nobody else (mode %04o)", fn,
                                  root, (unsigned) (st.st_mode & 07777));
+        return SBX_OK;
+}
+
+/* ------------------------------------------------- the scratch registry */
+
+/*
+ * Every set directory of this user is registered, before anything is put
+ * in it, as a symbolic link <base>/sbx-scratch-<euid>/<random> -> the set
+ * directory; every spawn of this user reads the registry and hides each
+ * registered directory that its plan would otherwise expose
+ * (sbx__scratch_hide), so a set's scratch is invisible to every other
+ * sandbox wherever its root is.  The registry lives where no sandbox can
+ * see or change it: /dev/shm (rung 1 and bwrap mount a private one, rung 2
+ * hides the host's /dev), else /tmp (private on rung 1 and bwrap, hidden
+ * whole on rung 2).  A registry directory that is not ours (mode 0700,
+ * owned by the effective uid, not a link) is never used: a set cannot be
+ * made then (fail closed), and nothing of ours is listed in it.
+ */
+static const char *const reg_bases[] = { "/dev/shm", "/tmp" };
+
+static void reg_path(const char *base, char *out, size_t size)
+{
+        (void) snprintf(out, size, "%s/sbx-scratch-%lu", base, (unsigned long) geteuid());
+}
+
+/* The registry below base, opened (and made when create): fd or -errno. */
+static int reg_open(const char *base, int create)
+{
+        char path[64];
+        struct stat st;
+        int fd;
+
+        reg_path(base, path, sizeof(path));
+        if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+                (void) close(fd);
+                return -EPERM;
+        }
+        return fd;
+}
+
+/* Register s->set_dir; s->reg_entry names the link.  SBX_OK or SBX_E_IO. */
+static sbx_code reg_add(const char *fn, struct sbx_executor_set *s, sbx_error *err)
+{
+        static const char hex[] = "0123456789abcdef";
+        char dir[64], name[24], entry[96];
+        unsigned char b[8];
+        size_t i, k;
+        int fd = -EBADF, e = ENOENT;
+
+        for (k = 0; k < SBX__ARRAY_SIZE(reg_bases) && fd < 0; k++) {
+                fd = reg_open(reg_bases[k], 1);
+                if (fd < 0)
+                        e = -fd;
+        }
+        if (fd < 0) {
+                reg_path(reg_bases[0], dir, sizeof(dir));
+                reg_path(reg_bases[1], entry, sizeof(entry));
+                return sbx__fail(err, SBX_E_IO, e, "%s: cannot register the set's directory "
+                                 "in %s or %s (each must be a directory of this user, mode "
+                                 "0700): %s", fn, dir, entry, strerror(e));
+        }
+        k--;
+        for (i = 0; i < 16; i++) {
+                size_t j;
+
+                if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b)) {
+                        e = errno;
+                        break;
+                }
+                for (j = 0; j < sizeof(b); j++) {
+                        name[2 * j] = hex[b[j] >> 4];
+                        name[2 * j + 1] = hex[b[j] & 15];
+                }
+                name[2 * sizeof(b)] = '\0';
+                if (symlinkat(s->set_dir, fd, name) == 0) {
+                        reg_path(reg_bases[k], dir, sizeof(dir));
+                        (void) snprintf(entry, sizeof(entry), "%s/%s", dir, name);
+                        (void) close(fd);
+                        s->reg_entry = sbx__strdup(entry);
+                        if (s->reg_entry == NULL) {
+                                (void) unlink(entry);
+                                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                        }
+                        return SBX_OK;
+                }
+                e = errno;
+                if (e != EEXIST && e != EINTR)
+                        break;
+        }
+        (void) close(fd);
+        return sbx__fail(err, SBX_E_IO, e, "%s: cannot register the set's directory: %s", fn,
+                         strerror(e));
+}
+
+/* 1 if `dir` (canonical) is one a set made: a directory named sbx-set-*. */
+static int set_dir_name(const char *dir)
+{
+        const char *slash = strrchr(dir, '/');
+
+        return dir[0] == '/' && slash != NULL && strncmp(slash + 1, "sbx-set-", 8) == 0;
+}
+
+/* Read one registry (fd, closed here): push what plan must hide. */
+static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, struct sbx__strv *v)
+{
+        char target[SBX_PATH_MAX], clean[SBX_PATH_MAX];
+        struct dirent *de;
+        struct stat st;
+        DIR *d = fdopendir(fd);
+
+        if (d == NULL) {
+                (void) close(fd);
+                return;
+        }
+        while ((de = readdir(d)) != NULL) {
+                const struct sbx_plan_fs_rule *rule;
+                ssize_t n;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+                if (n <= 0)
+                        continue;               /* not an entry of ours */
+                target[n] = '\0';
+                if (sbx__path_clean(target, 0, clean, sizeof(clean)) != SBX_OK ||
+                    strcmp(clean, target) != 0 || !set_dir_name(target))
+                        continue;
+                if (lstat(target, &st) < 0) {
+                        /* Gone (its set closed, or a dead host's was
+                         * removed): the entry goes too. */
+                        if (errno == ENOENT)
+                                (void) unlinkat(dirfd(d), de->d_name, 0);
+                        else
+                                sbx__strv_push(v, target);      /* unsure: hide it */
+                        continue;
+                }
+                if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+                        continue;
+                /* The spawn's own set: its plan hides the set's root and
+                 * gives back only the executor's own directories. */
+                if (plan->scratch_dir != NULL && sbx__path_has_prefix(plan->scratch_dir, target))
+                        continue;
+                /* Below /tmp and granted only by the host rule: every
+                 * backend hides it with /tmp already. */
+                rule = sbx__plan_rule_for(plan, target);
+                if (rule != NULL && rule->origin == SBX__ORIGIN_HOST && host_tmp[0] != '\0' &&
+                    sbx__path_has_prefix(target, host_tmp) && strcmp(target, host_tmp) != 0)
+                        continue;
+                sbx__strv_push(v, target);
+        }
+        (void) closedir(d);
+}
+
+sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out, sbx_error *err)
+{
+        struct sbx__strv v = SBX__STRV_INIT;
+        char host_tmp[PATH_MAX], **paths;
+        size_t k, n = 0;
+        int rc;
+
+        *out = NULL;
+        if (plan->direct)
+                return SBX_OK;
+        if (realpath("/tmp", host_tmp) == NULL)
+                host_tmp[0] = '\0';
+        for (k = 0; k < SBX__ARRAY_SIZE(reg_bases); k++) {
+                int fd = reg_open(reg_bases[k], 0);
+
+                if (fd >= 0)
+                        reg_collect(fd, plan, host_tmp, &v);
+        }
+        if (v.n == 0 && !v.failed) {
+                sbx__strv_discard(&v);
+                return SBX_OK;
+        }
+        paths = sbx__strv_finish(&v, &n);
+        if (paths == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        rc = sbx__plan_hide(plan, (const char *const *) paths, n, out);
+        sbx_strv_free(paths);
+        if (rc < 0)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
         return SBX_OK;
 }
 
@@ -103,6 +295,7 @@ static void set_free(struct sbx_executor_set *s)
         sbx_plan_free(s->plan);
         sbx_profile_free(s->profile);
         free(s->set_dir);
+        free(s->reg_entry);
         (void) pthread_cond_destroy(&s->idle);
         (void) pthread_mutex_destroy(&s->lock);
         free(s);
@@ -220,6 +413,13 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         if (s->set_dir == NULL) {
                 (void) rmdir(dir);
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto fail;
+        }
+        /* Registered before anything is put in it: every other sandbox
+         * of this user hides it from now on. */
+        r = reg_add(fn, s, err);
+        if (r != SBX_OK) {
+                (void) rmdir(dir);
                 goto fail;
         }
         *out = s;
@@ -340,6 +540,12 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
         if (e < 0)
                 return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,
                                  s->set_dir, strerror(-e));
+        /* Only now: what is left of a directory stays hidden. */
+        if (s->reg_entry != NULL) {
+                (void) unlink(s->reg_entry);
+                free(s->reg_entry);
+                s->reg_entry = NULL;
+        }
         return SBX_OK;
 }
 

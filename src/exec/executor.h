@@ -81,6 +81,7 @@ struct sbx_executor_set {
         int64_t      ttl_ms;
         uint32_t     max;
         char        *set_dir;           /* created by the set, removed by close */
+        char        *reg_entry;         /* its link in the user's scratch registry */
         char         profile_fp[SBX_FINGERPRINT_SIZE];
         char         route_fp[SBX_FINGERPRINT_SIZE];
         struct sbx_executor **ex;
@@ -110,5 +111,15 @@ sbx_code sbx__grants_take(struct sbx_executor *ex, const char *const *tokens, si
 void sbx__grants_restore(struct sbx_executor *ex, const char *const *tokens, size_t n);
 /* grant.c: free every record (revocation). */
 void sbx__grants_clear(struct sbx_executor *ex);
+
+/*
+ * executor.c: `plan` with every set directory of this user's scratch
+ * registry hidden (but the spawn's own set's, which its plan handles): *out
+ * a new plan (sbx_plan_free), or NULL when there is nothing to hide (and
+ * for a direct plan).  Every spawn and Confine calls it.  Errors:
+ * SBX_E_NOMEM.
+ */
+sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
+                           sbx_error *err);
 
 #endif /* SBX_EXEC_EXECUTOR_H */

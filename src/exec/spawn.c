@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "backend/backend.h"
-#include "exec/exec.h"
+#include "exec/executor.h"
 #include "net/net.h"
 
 void sbx_spawn_options_init(sbx_spawn_options *opts)
@@ -132,7 +132,7 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
 {
         const char *fn = "sbx_spawn";
         sbx_spawn_options o;
-        sbx_plan *found = NULL, *with_env = NULL;
+        sbx_plan *found = NULL, *with_env = NULL, *hidden = NULL;
         sbx_code r;
 
         if (plan == NULL || argv == NULL || out == NULL)
@@ -159,7 +159,11 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
                 }
                 plan = found;
         }
-        r = spawn_plan(plan, argv, &o, out, err);
+        /* Every other sandbox's scratch stays hidden (executor.c). */
+        r = sbx__scratch_hide(plan, fn, &hidden, err);
+        if (r == SBX_OK)
+                r = spawn_plan(hidden != NULL ? hidden : plan, argv, &o, out, err);
+        sbx_plan_free(hidden);
         sbx_plan_free(found);
         sbx_plan_free(with_env);
         return r;
@@ -314,7 +318,7 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
         const char *fn = "sbx_spawn";
         const struct sbx_backend *be;
         sbx_spawn_options o;
-        sbx_plan *found = NULL;
+        sbx_plan *found = NULL, *hidden = NULL;
         const sbx_plan *use = plan;
         sbx_child *child = NULL;
         uint64_t dev = 0, ino = 0;
@@ -343,6 +347,13 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                         return r;
                 use = found;
         }
+        /* Every other sandbox's scratch stays hidden (executor.c); a set
+         * made since the zygote started makes a new plan, so a new one. */
+        r = sbx__scratch_hide(use, fn, &hidden, err);
+        if (r != SBX_OK)
+                goto out;
+        if (hidden != NULL)
+                use = hidden;
         r = check_cwd(use, &o, fn, err);
         if (r != SBX_OK)
                 goto out;
@@ -404,6 +415,7 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                 child->deadline_ms = t0 + (int64_t) o.timeout_ms;
         *out = child;
 out:
+        sbx_plan_free(hidden);
         sbx_plan_free(found);
         return r;
 }
