@@ -653,39 +653,152 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
         return remove(path);
 }
 
-/* sbx_toolchain_roots: the existing directories of the list, canonical
- * and strictly inside the home; a file, a link out of the home and a
- * missing one are not returned; a relative home is refused. */
+/* Make path (relative to home) as a directory (text NULL) or a file with
+ * text and mode, creating its parents. */
+static void tc_put(const char *home, const char *rel, const char *text, mode_t mode)
+{
+        char p[PATH_MAX * 2], *c;
+        FILE *f;
+
+        (void) snprintf(p, sizeof(p), "%s/%s", home, rel);
+        for (c = p + strlen(home) + 1; (c = strchr(c, '/')) != NULL; c++) {
+                *c = '\0';
+                (void) mkdir(p, 0755);
+                *c = '/';
+        }
+        if (text == NULL) {
+                assert_int_equal(mkdir(p, 0755), 0);
+                return;
+        }
+        f = fopen(p, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(chmod(p, mode), 0);
+}
+
+static void tc_link(const char *home, const char *rel, const char *target)
+{
+        char p[PATH_MAX * 2];
+
+        (void) snprintf(p, sizeof(p), "%s/%s", home, rel);
+        assert_int_equal(symlink(target, p), 0);
+}
+
+/*
+ * sbx_toolchain_roots: each toolchain's named subtrees, nothing else of its
+ * directory (docs/secrets.md, "Toolchains"): a version exposes its runtime
+ * subtrees and not its etc/ or top-level files; a glob matches no dot name
+ * and no name another pattern spells (go's pkg/mod/cache); a program
+ * pattern takes executable files only; links are judged where they lead
+ * (a version linked to another is listed once, one leading out of the
+ * toolchain is dropped, a toolchain root linked out of the home is
+ * skipped, a root that is a file is no toolchain); canonical and sorted.
+ */
 static void test_paths__toolchain_roots(void **state)
 {
+        static const char *const want[] = {
+                ".cargo/bin",
+                ".cargo/registry/src",
+                ".local/share/pnpm/pnpm",
+                ".local/share/pnpm/store",
+                ".rbenv/bin",
+                ".rbenv/shims",
+                ".rbenv/version",
+                ".rbenv/versions/3.2.0/bin",
+                ".rbenv/versions/3.2.0/lib",
+                ".sdkman/candidates/gradle/8.5/bin",
+                ".sdkman/candidates/gradle/8.5/lib",
+                ".sdkman/candidates/java/21/bin",
+                ".sdkman/candidates/java/21/conf",
+                ".sdkman/candidates/java/21/lib",
+                ".sdkman/candidates/maven/3.9/bin",
+                ".sdkman/candidates/maven/3.9/lib",
+                "go/bin",
+                "go/pkg/mod/cache/download",
+                "go/pkg/mod/github.com",
+                "nvm-real/versions/node/v20.1.0/bin",
+                "nvm-real/versions/node/v20.1.0/include",
+                "nvm-real/versions/node/v20.1.0/lib",
+                "nvm-real/versions/node/v20.1.0/share",
+        };
         char base[] = "/var/tmp/sbx-tool-XXXXXX", home[PATH_MAX + 8], p[PATH_MAX * 2];
-        char want[PATH_MAX * 2];
         char real[PATH_MAX], **v = NULL;
-        size_t n = 99;
+        size_t n = 99, i;
         (void) state;
 
         assert_non_null(mkdtemp(base));
         assert_non_null(realpath(base, real));
         (void) snprintf(home, sizeof(home), "%s/h", real);
         assert_int_equal(mkdir(home, 0755), 0);
-        (void) snprintf(p, sizeof(p), "%s/.cargo", home);
-        assert_int_equal(mkdir(p, 0755), 0);
-        (void) snprintf(p, sizeof(p), "%s/nvm-real", home);
-        assert_int_equal(mkdir(p, 0755), 0);
-        (void) snprintf(p, sizeof(p), "%s/.nvm", home);
-        assert_int_equal(symlink("nvm-real", p), 0);             /* inside: kept */
-        (void) snprintf(p, sizeof(p), "%s/.pyenv", home);
-        assert_int_equal(symlink(real, p), 0);                    /* out of the home */
-        (void) snprintf(p, sizeof(p), "%s/.rustup", home);
-        assert_int_equal(close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)), 0);  /* a file */
+        /* cargo: bin and the registry's sources; its config and tokens not */
+        tc_put(home, ".cargo/bin", NULL, 0);
+        tc_put(home, ".cargo/registry/src", NULL, 0);
+        tc_put(home, ".cargo/config.toml", "token\n", 0600);
+        tc_put(home, ".cargo/credentials.toml", "token\n", 0600);
+        tc_put(home, ".cargo/env", "export PATH\n", 0644);
+        tc_put(home, ".cargo/git/db", NULL, 0);
+        /* nvm through a link inside the home: the version's runtime trees */
+        tc_put(home, "nvm-real/versions/node/v20.1.0/bin", NULL, 0);
+        tc_put(home, "nvm-real/versions/node/v20.1.0/lib/node_modules", NULL, 0);
+        tc_put(home, "nvm-real/versions/node/v20.1.0/include", NULL, 0);
+        tc_put(home, "nvm-real/versions/node/v20.1.0/share", NULL, 0);
+        tc_put(home, "nvm-real/versions/node/v20.1.0/etc/npmrc", "token\n", 0600);
+        tc_put(home, "nvm-real/versions/node/v20.1.0/CHANGELOG.md", "x\n", 0644);
+        tc_put(home, "nvm-real/versions/node/.hidden/bin", NULL, 0);
+        tc_put(home, "nvm-real/alias/default", "20\n", 0644);
+        tc_put(home, "nvm-real/.git/config", "[remote]\n", 0644);
+        tc_link(home, ".nvm", "nvm-real");
+        /* pyenv linked out of the home: skipped; rustup a file: no toolchain */
+        tc_link(home, ".pyenv", real);
+        tc_put(home, ".rustup", "", 0644);
+        /* rbenv: a version linked to another is listed once; one leading
+         * out of the toolchain is dropped; etc/gemrc and .git not listed */
+        tc_put(home, ".rbenv/bin", NULL, 0);
+        tc_put(home, ".rbenv/shims", NULL, 0);
+        tc_put(home, ".rbenv/version", "3.2.0\n", 0644);
+        tc_put(home, ".rbenv/versions/3.2.0/bin", NULL, 0);
+        tc_put(home, ".rbenv/versions/3.2.0/lib", NULL, 0);
+        tc_put(home, ".rbenv/versions/3.2.0/etc/gemrc", "token\n", 0600);
+        tc_put(home, ".rbenv/versions/3.2.0/.gemrc", "token\n", 0600);
+        tc_link(home, ".rbenv/versions/3.2", "3.2.0");
+        tc_link(home, ".rbenv/versions/out", "/usr");
+        tc_put(home, ".rbenv/.git/config", "[remote]\n", 0644);
+        /* go: modules and cache/download, not the rest of the cache */
+        tc_put(home, "go/bin", NULL, 0);
+        tc_put(home, "go/pkg/mod/github.com/x/y@v1", NULL, 0);
+        tc_put(home, "go/pkg/mod/cache/download/github.com", NULL, 0);
+        tc_put(home, "go/pkg/mod/cache/vcs/0123/config", "[remote]\n", 0644);
+        tc_put(home, "go/pkg/mod/.hidden", NULL, 0);
+        tc_put(home, "go/pkg/sumdb", NULL, 0);
+        /* pnpm: executables at the top, the store; not rc files or dirs */
+        tc_put(home, ".local/share/pnpm/pnpm", "#!/bin/sh\n", 0755);
+        tc_put(home, ".local/share/pnpm/notes", "token\n", 0644);
+        tc_put(home, ".local/share/pnpm/.npmrc", "token\n", 0755);
+        tc_put(home, ".local/share/pnpm/store", NULL, 0);
+        tc_put(home, ".local/share/pnpm/other", NULL, 0);
+        /* sdkman: java's conf, not maven's (settings.xml) nor gradle's init.d */
+        tc_put(home, ".sdkman/candidates/java/21/bin", NULL, 0);
+        tc_put(home, ".sdkman/candidates/java/21/lib", NULL, 0);
+        tc_put(home, ".sdkman/candidates/java/21/conf/security", NULL, 0);
+        tc_put(home, ".sdkman/candidates/maven/3.9/bin", NULL, 0);
+        tc_put(home, ".sdkman/candidates/maven/3.9/lib", NULL, 0);
+        tc_put(home, ".sdkman/candidates/maven/3.9/conf/settings.xml", "pw\n", 0600);
+        tc_put(home, ".sdkman/candidates/gradle/8.5/bin", NULL, 0);
+        tc_put(home, ".sdkman/candidates/gradle/8.5/lib", NULL, 0);
+        tc_put(home, ".sdkman/candidates/gradle/8.5/init.d", NULL, 0);
+        tc_put(home, ".sdkman/etc/config", "x\n", 0644);
 
         assert_int_equal(sbx_toolchain_roots(home, &v, &n, NULL), SBX_OK);
-        assert_int_equal(n, 2);
-        (void) snprintf(want, sizeof(want), "%s/.cargo", home);
-        assert_string_equal(v[0], want);
-        (void) snprintf(want, sizeof(want), "%s/nvm-real", home);
-        assert_string_equal(v[1], want);
-        assert_null(v[2]);
+        for (i = 0; i < n && i < SBX__ARRAY_SIZE(want); i++) {
+                (void) snprintf(p, sizeof(p), "%s/%s", home, want[i]);
+                if (strcmp(v[i], p) != 0)
+                        fail_msg("entry %zu: %s, want %s", i, v[i], p);
+        }
+        if (n != SBX__ARRAY_SIZE(want))
+                fail_msg("%zu entries, want %zu (next: %s)", n, SBX__ARRAY_SIZE(want),
+                         n > SBX__ARRAY_SIZE(want) ? v[SBX__ARRAY_SIZE(want)] : "-");
+        assert_null(v[n]);
         sbx_strv_free(v);
 
         assert_int_equal(sbx_toolchain_roots("relative", &v, &n, NULL), SBX_E_INVALID);
