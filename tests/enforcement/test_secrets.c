@@ -14,6 +14,21 @@
  * writable (the host sees the append).  Without --force-workspace the
  * command never runs.
  *
+ * Toolchains (the class of issue 20: configuration beside a toolchain's
+ * programs): a second fake home T holds trees laid out as nvm, pyenv (a
+ * version, a virtualenv, a plugin), rustup, cargo, go, sdkman, pnpm, rbenv,
+ * asdf, ghcup, volta and bun lay them out, each with programs and runtime
+ * files that must keep working and registry or publishing configuration
+ * beside them (etc/npmrc, pip.conf, config.toml, credentials, settings.xml,
+ * a .git/config with a token in its URL, a VCS cache, ...).  With HOME=T
+ * sandbox-run exposes T's toolchains by default; the command runs every
+ * program, reads every runtime file, and tries to read every secret by
+ * name and everything it can find under T; the host checks that no secret
+ * token left the sandbox and that the secret files are unchanged.  Every
+ * usable backend, read-only and (where usable) workspace-write.  Where the
+ * caller's own HOME has real toolchains (pyenv, rustup), they run too:
+ * python3, pip and `cargo build --offline` of a trivial crate.
+ *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -37,6 +52,9 @@
 
 static char sandbox_run[PATH_MAX];
 static char base[64], home[128], plain[128];    /* plain: a workspace without a home */
+static char tchome[128];                        /* the toolchain home T */
+static const char *run_home = home;             /* HOME for sandbox-run */
+static char real_home[PATH_MAX];                /* the caller's own HOME, or "" */
 static const char *usable[3];
 static int needs_allow[3];      /* bwrap without network-deny here */
 static size_t n_usable;
@@ -55,10 +73,10 @@ static long now_ms(void)
         return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-/* Run sandbox-run with args (NULL-terminated) and HOME=home. */
+/* Run sandbox-run with args (NULL-terminated) and HOME=run_home. */
 static void run(const char *const *args, struct result *r)
 {
-        const char *argv[32];
+        const char *argv[40];
         int op[2], ep[2], status = 0;
         size_t n = 0, lens[2] = { 0, 0 }, i;
         long deadline;
@@ -77,7 +95,7 @@ static void run(const char *const *args, struct result *r)
         if (pid == 0) {
                 dup2(op[1], 1);
                 dup2(ep[1], 2);
-                (void) setenv("HOME", home, 1);
+                (void) setenv("HOME", run_home, 1);
                 execv(argv[0], (char *const *) argv);
                 _exit(127);
         }
@@ -203,6 +221,10 @@ static int setup(void **state)
         (void) chmod(base, 0755);
         (void) snprintf(home, sizeof(home), "%s/home", base);
         (void) snprintf(plain, sizeof(plain), "%s/plain", base);
+        (void) snprintf(tchome, sizeof(tchome), "%s/tc", base);
+        if (getenv("HOME") != NULL && getenv("HOME")[0] == '/' &&
+            realpath(getenv("HOME"), real_home) == NULL)
+                real_home[0] = '\0';
         if (mkdir(home, 0755) != 0 || mkdir(plain, 0755) != 0 || mkdir(in_home("/.ssh"), 0700) != 0 ||
             mkdir(in_home("/.aws"), 0700) != 0 ||
             write_file(in_home("/.ssh/id_rsa"), KEY "\n", 0600) != 0 ||
@@ -341,11 +363,400 @@ static void test_secrets__explain_lists_them_and_unforced_is_refused(void **stat
         free(r);
 }
 
+
+/* ------------------------------------------------------------- toolchains */
+
+/* What T holds.  A program prints RAN-<n>; a shown file holds SHOWN-<n>; a
+ * secret holds SECRET-<n>-<tag> (TOKEN is the tag). */
+#define TOKEN "c3VwZXJzZWNyZXQ"
+
+struct tc_file {
+        const char *rel;        /* below T */
+        int kind;               /* 0 secret, 1 shown, 2 program */
+};
+
+static const struct tc_file tc_files[] = {
+        /* nvm: a node version's bin, lib, include, share; not its etc/ nor
+         * its top-level files, nor nvm's own checkout */
+        { ".nvm/versions/node/v20.11.0/bin/npx-like", 2 },
+        { ".nvm/versions/node/v20.11.0/lib/node_modules/hello/index.js", 1 },
+        { ".nvm/versions/node/v20.11.0/include/node/node.h", 1 },
+        { ".nvm/versions/node/v20.11.0/share/man/man1/node.1", 1 },
+        { ".nvm/versions/node/v20.11.0/etc/npmrc", 0 },
+        { ".nvm/versions/node/v20.11.0/.npmrc", 0 },
+        { ".nvm/versions/node/v20.11.0/CHANGELOG.md", 0 },
+        { ".nvm/.git/config", 0 },
+        { ".nvm/alias/default", 0 },
+        /* pyenv: a version, a virtualenv (its pyvenv.cfg), a plugin; not
+         * pip.conf (site-wide: sys.prefix), etc/, the checkouts' config */
+        { ".pyenv/shims/pip", 2 },
+        { ".pyenv/versions/3.11.7/bin/pip3", 2 },
+        { ".pyenv/versions/3.11.7/lib/python3.11/site-packages/hello.py", 1 },
+        { ".pyenv/versions/3.11.7/pip.conf", 0 },
+        { ".pyenv/versions/3.11.7/etc/pip.conf", 0 },
+        { ".pyenv/versions/3.11.7/envs/proj/bin/tool", 2 },
+        { ".pyenv/versions/3.11.7/envs/proj/pyvenv.cfg", 1 },
+        { ".pyenv/versions/3.11.7/envs/proj/pip.conf", 0 },
+        { ".pyenv/plugins/pyenv-virtualenv/bin/pyenv-virtualenv", 2 },
+        { ".pyenv/plugins/pyenv-virtualenv/.git/config", 0 },
+        { ".pyenv/.git/config", 0 },
+        /* rustup and cargo: toolchains, settings.toml (the default
+         * toolchain), cargo's bin and registry sources; not cargo's config
+         * or credentials, its git database, rustup's downloads */
+        { ".rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/rustc-like", 2 },
+        { ".rustup/settings.toml", 1 },
+        { ".rustup/downloads/partial", 0 },
+        { ".rustup/config.toml", 0 },
+        { ".cargo/bin/cargo-like", 2 },
+        { ".cargo/registry/src/index.crates.io-6f17d22bba15001f/foo-1.0.0/src/lib.rs", 1 },
+        { ".cargo/config.toml", 0 },
+        { ".cargo/config", 0 },
+        { ".cargo/credentials.toml", 0 },
+        { ".cargo/credentials", 0 },
+        { ".cargo/git/db/priv-0123/config", 0 },
+        { ".cargo/env", 0 },
+        /* go: bin, the module sources, the download cache; not the VCS
+         * cache (remote URLs), anything else */
+        { "go/bin/gopls-like", 2 },
+        { "go/pkg/mod/example.com/m@v1.0.0/m.go", 1 },
+        { "go/pkg/mod/cache/download/example.com/m/@v/v1.0.0.mod", 1 },
+        { "go/pkg/mod/cache/vcs/0123abcd/config", 0 },
+        { "go/pkg/sumdb/sum.golang.org/latest", 0 },
+        { "go/.netrc", 0 },
+        /* sdkman: a JDK with its conf; maven without conf/settings.xml;
+         * not sdkman's own config, ~/.gradle */
+        { ".sdkman/candidates/java/21.0.2-tem/bin/java-like", 2 },
+        { ".sdkman/candidates/java/21.0.2-tem/conf/security/java.security", 1 },
+        { ".sdkman/candidates/maven/3.9.6/bin/mvn-like", 2 },
+        { ".sdkman/candidates/maven/3.9.6/conf/settings.xml", 0 },
+        { ".sdkman/candidates/gradle/8.5/init.d/creds.gradle", 0 },
+        { ".sdkman/etc/config", 0 },
+        { ".gradle/gradle.properties", 0 },
+        /* pnpm: the programs in PNPM_HOME, not its dot or plain files */
+        { ".local/share/pnpm/pnpm-like", 2 },
+        { ".local/share/pnpm/.npmrc", 0 },
+        { ".local/share/pnpm/rc", 0 },
+        /* rbenv, asdf: versions without etc/gemrc; gem credentials */
+        { ".rbenv/versions/3.3.0/bin/gem-like", 2 },
+        { ".rbenv/versions/3.3.0/etc/gemrc", 0 },
+        { ".asdf/installs/ruby/3.3.0/bin/bundle-like", 2 },
+        { ".asdf/installs/ruby/3.3.0/etc/gemrc", 0 },
+        { ".local/share/gem/credentials", 0 },
+        /* ghcup, volta, bun, deno, mise */
+        { ".ghcup/bin/ghcup-like", 2 },
+        { ".ghcup/config.yaml", 0 },
+        { ".volta/bin/volta-like", 2 },
+        { ".volta/tools/image/node/20.11.0/etc/npmrc", 0 },
+        { ".bun/bin/bun-like", 2 },
+        { ".bun/install/cache/registry.json", 0 },
+        { ".deno/bin/deno-like", 2 },
+        { ".deno/dep_analysis_cache_v1", 0 },
+        { ".local/share/mise/installs/node/20/bin/node-like", 2 },
+        { ".local/share/mise/installs/node/20/etc/npmrc", 0 },
+        { ".config/mise/config.toml", 0 },
+};
+
+/* The index of the program the fake pyenv shim runs. */
+static size_t shim_target(void)
+{
+        size_t i;
+
+        for (i = 0; i < N_OF(tc_files); i++)
+                if (strcmp(tc_files[i].rel, ".pyenv/versions/3.11.7/bin/pip3") == 0)
+                        return i;
+        fail_msg("no pip3 in the table");
+        return 0;
+}
+
+static const char *in_tc(const char *rel)
+{
+        static char bufs[8][320];
+        static unsigned next;
+        char *b = bufs[next++ % 8];
+
+        (void) snprintf(b, sizeof(bufs[0]), "%s/%s", tchome, rel);
+        return b;
+}
+
+/* Write text to path, making its parent directories. */
+static void put_file(const char *path, const char *text, mode_t mode)
+{
+        char dir[512], *p;
+
+        (void) snprintf(dir, sizeof(dir), "%s", path);
+        for (p = dir + strlen(base) + 1; (p = strchr(p, '/')) != NULL; p++) {
+                *p = '\0';
+                (void) mkdir(dir, 0755);
+                *p = '/';
+        }
+        if (write_file(path, text, mode) != 0)
+                fail_msg("cannot write %s: %s", path, strerror(errno));
+}
+
+static void make_toolchain_home(void)
+{
+        char text[256], p[512];
+        size_t i;
+
+        for (i = 0; i < N_OF(tc_files); i++) {
+                const char *path = in_tc(tc_files[i].rel);
+
+                if (tc_files[i].kind == 2)
+                        (void) snprintf(text, sizeof(text), "#!/bin/sh\necho RAN-%zu\n", i);
+                else if (tc_files[i].kind == 1)
+                        (void) snprintf(text, sizeof(text), "SHOWN-%zu\n", i);
+                else
+                        (void) snprintf(text, sizeof(text),
+                                        "//registry.npmjs.org/:_authToken=SECRET-%zu-" TOKEN "\n"
+                                        "url = https://ci:SECRET-%zu-" TOKEN "@git.example/x\n",
+                                        i, i);
+                put_file(path, text, tc_files[i].kind == 2 ? 0755 : 0644);
+        }
+        /* the version pyenv's shims pick, and a virtualenv's own name */
+        put_file(in_tc(".pyenv/version"), "3.11.7\nSHOWN-pyenv\n", 0644);
+        (void) snprintf(p, sizeof(p), "%s", in_tc(".pyenv/versions/proj"));
+        if (symlink("3.11.7/envs/proj", p) != 0)
+                fail_msg("symlink %s: %s", p, strerror(errno));
+        /* a shim that finds its version as pyenv's do: PYENV_ROOT (set by
+         * sandbox-run) and the version file */
+        put_file(in_tc(".pyenv/shims/python-like"),
+                 "#!/bin/sh\nv=$(head -n 1 \"$PYENV_ROOT/version\")\n"
+                 "exec \"$PYENV_ROOT/versions/$v/bin/pip3\"\n", 0755);
+        /* the host's node and python3, run from the fake versions */
+        if (access("/usr/bin/node", X_OK) == 0 &&
+            symlink("/usr/bin/node", in_tc(".nvm/versions/node/v20.11.0/bin/node")) != 0)
+                fail_msg("symlink node: %s", strerror(errno));
+        put_file(in_tc(".nvm/versions/node/v20.11.0/lib/node_modules/hello/run.js"),
+                 "console.log('NODE-RAN')\n", 0644);
+        if (access("/usr/bin/python3", X_OK) == 0 &&
+            symlink("/usr/bin/python3", in_tc(".pyenv/versions/3.11.7/bin/python3")) != 0)
+                fail_msg("symlink python3: %s", strerror(errno));
+        put_file(in_tc(".pyenv/versions/3.11.7/lib/python3.11/site-packages/run.py"),
+                 "print('PYTHON-RAN')\n", 0644);
+}
+
+/* The attack: run every program, read every shown file, read every
+ * secret by name (cat, and a copy through TMPDIR), then read everything
+ * that can be found below T. */
+static void toolchain_script(char *script, size_t sz)
+{
+        size_t i, n = 0;
+
+        n += (size_t) snprintf(script + n, sz - n, "T='%s'; ", tchome);
+        for (i = 0; i < N_OF(tc_files) && n < sz; i++) {
+                const char *r = tc_files[i].rel;
+
+                if (tc_files[i].kind == 2)
+                        n += (size_t) snprintf(script + n, sz - n, "\"$T/%s\"; ", r);
+                else if (tc_files[i].kind == 1)
+                        n += (size_t) snprintf(script + n, sz - n, "cat \"$T/%s\"; ", r);
+                else
+                        n += (size_t) snprintf(script + n, sz - n,
+                                               "cat \"$T/%s\"; cp \"$T/%s\" \"$TMPDIR/c\" && "
+                                               "cat \"$TMPDIR/c\"; ", r, r);
+        }
+        if (n < sz)
+                n += (size_t) snprintf(script + n, sz - n,
+                                       "\"$T/.pyenv/shims/python-like\" | sed 's/^/SHIM-/'; "
+                                       "cat \"$T/.pyenv/version\"; "
+                                       "cat \"$T/.pyenv/versions/proj/pyvenv.cfg\"; "
+                                       "\"$T/.pyenv/versions/proj/bin/tool\"; "
+                                       "[ -x \"$T/.nvm/versions/node/v20.11.0/bin/node\" ] && "
+                                       "\"$T/.nvm/versions/node/v20.11.0/bin/node\" "
+                                       "\"$T/.nvm/versions/node/v20.11.0/lib/node_modules/hello/run.js\"; "
+                                       "[ -x \"$T/.pyenv/versions/3.11.7/bin/python3\" ] && "
+                                       "\"$T/.pyenv/versions/3.11.7/bin/python3\" "
+                                       "\"$T/.pyenv/versions/3.11.7/lib/python3.11/site-packages/run.py\"; "
+                                       "find \"$T\" -type f -exec cat {} + 2>/dev/null; "
+                                       "echo SCRIPT-DONE");
+        assert_true(n < sz);
+}
+
+/* 1 if b runs in mode here (125 with sandbox-run's own line: not usable). */
+static int usable_in(const char *b, const char *mode, int allow)
+{
+        const char *const args[] = { "--backend", b, "--network", allow ? "allow" : "deny",
+                                     "--mode", mode, "--workspace", plain, "--", "true", NULL };
+        struct result *r = malloc(sizeof(*r));
+        int ok;
+
+        assert_non_null(r);
+        run(args, r);
+        ok = r->status == 0;
+        if (!ok && (r->status != SBX_EXIT_RUNNER_FAILURE ||
+                    strstr(r->err, "sandbox-run: ") == NULL))
+                fail_msg("[%s %s] sandbox-run broke (status %d): %s", b, mode, r->status,
+                         r->err);
+        free(r);
+        return ok;
+}
+
+static void check_toolchain_run(const char *b, const char *mode, const struct result *r)
+{
+        char want[64], buf[512];
+        size_t i;
+
+        if (strstr(r->out, "SCRIPT-DONE") == NULL)
+                fail_msg("[%s %s] the script did not finish (status %d): %s / %s", b, mode,
+                         r->status, r->out, r->err);
+        if (strstr(r->out, TOKEN) != NULL || strstr(r->err, TOKEN) != NULL) {
+                const char *at = strstr(r->out, TOKEN) != NULL ? strstr(r->out, TOKEN)
+                                                                : strstr(r->err, TOKEN);
+
+                fail_msg("[%s %s] a toolchain secret was read: ...%.80s", b, mode,
+                         at > r->out + 40 ? at - 40 : at);
+        }
+        for (i = 0; i < N_OF(tc_files); i++) {
+                if (tc_files[i].kind == 0)
+                        continue;
+                (void) snprintf(want, sizeof(want), "%s-%zu\n",
+                                tc_files[i].kind == 2 ? "RAN" : "SHOWN", i);
+                if (strstr(r->out, want) == NULL)
+                        fail_msg("[%s %s] %s did not %s: %s / %s", b, mode, tc_files[i].rel,
+                                 tc_files[i].kind == 2 ? "run" : "read", r->out, r->err);
+        }
+        /* pyenv's shim found its version; the virtualenv its pyvenv.cfg */
+        (void) snprintf(want, sizeof(want), "SHIM-RAN-%zu\n", shim_target());
+        if (strstr(r->out, "SHOWN-pyenv") == NULL || strstr(r->out, want) == NULL)
+                fail_msg("[%s %s] pyenv's version file or shim failed: %s", b, mode, r->err);
+        if (access("/usr/bin/node", X_OK) == 0 && strstr(r->out, "NODE-RAN") == NULL)
+                fail_msg("[%s %s] node from the nvm tree did not run: %s", b, mode, r->err);
+        if (access("/usr/bin/python3", X_OK) == 0 && strstr(r->out, "PYTHON-RAN") == NULL)
+                fail_msg("[%s %s] python3 from the pyenv tree did not run: %s", b, mode, r->err);
+        /* host side: every secret file is as it was */
+        for (i = 0; i < N_OF(tc_files); i++) {
+                char text[256];
+
+                if (tc_files[i].kind != 0)
+                        continue;
+                (void) snprintf(text, sizeof(text),
+                                "//registry.npmjs.org/:_authToken=SECRET-%zu-" TOKEN "\n"
+                                "url = https://ci:SECRET-%zu-" TOKEN "@git.example/x\n", i, i);
+                read_file(in_tc(tc_files[i].rel), buf, sizeof(buf));
+                if (strcmp(buf, text) != 0)
+                        fail_msg("[%s %s] %s changed on the host", b, mode, tc_files[i].rel);
+        }
+}
+
+static void test_secrets__toolchain_config_stays_hidden(void **state)
+{
+        static const char *const all[] = { "native", "landlock", "bwrap" };
+        static const char *const modes[] = { "read-only", "workspace-write" };
+        char *script = malloc(32768);
+        struct result *r = malloc(sizeof(*r));
+        size_t i, m, ran = 0;
+        (void) state;
+
+        assert_non_null(script);
+        assert_non_null(r);
+        need_backend();
+        make_toolchain_home();
+        toolchain_script(script, 32768);
+        run_home = tchome;
+        for (i = 0; i < N_OF(all); i++) {
+                for (m = 0; m < N_OF(modes); m++) {
+                        int allow = 0;
+
+                        if (!usable_in(all[i], modes[m], 0)) {
+                                if (strcmp(all[i], "bwrap") != 0 ||
+                                    !usable_in(all[i], modes[m], 1))
+                                        continue;
+                                allow = 1;
+                        }
+                        {
+                                const char *const args[] = {
+                                        "--backend", all[i], "--network", allow ? "allow" : "deny",
+                                        "--mode", modes[m], "--workspace", plain, "--",
+                                        "sh", "-c", script, NULL
+                                };
+
+                                run(args, r);
+                        }
+                        check_toolchain_run(all[i], modes[m], r);
+                        fprintf(stderr, "# toolchains: %s %s: held\n", all[i], modes[m]);
+                        ran++;
+                }
+        }
+        run_home = home;
+        if (ran == 0)
+                fail_msg("no backend ran the toolchain attack");
+        free(script);
+        free(r);
+}
+
+/* The caller's own toolchains, where its HOME has them (root on this
+ * machine: pyenv, rustup): python3 and pip from pyenv, `cargo build
+ * --offline` of a trivial crate with rustup's cargo, on every usable
+ * backend. */
+static void test_secrets__real_toolchains_run(void **state)
+{
+        char crate[256], p[PATH_MAX + 64], script[1024];
+        struct result *r = malloc(sizeof(*r));
+        int have_py, have_rust;
+        size_t i, ran = 0;
+        static const char *const all[] = { "native", "landlock", "bwrap" };
+        struct stat st;
+        (void) state;
+
+        assert_non_null(r);
+        need_backend();
+        (void) snprintf(p, sizeof(p), "%s/.pyenv/versions", real_home);
+        have_py = real_home[0] != '\0' && stat(p, &st) == 0;
+        (void) snprintf(p, sizeof(p), "%s/.cargo/bin/cargo", real_home);
+        have_rust = real_home[0] != '\0' && access(p, X_OK) == 0;
+        if (!have_py && !have_rust) {
+                /* Nothing of the caller's to run (an unprivileged user with
+                 * no toolchains); the fake trees above still ran. */
+                fprintf(stderr, "# no real pyenv or rustup below HOME %s\n", real_home);
+                free(r);
+                return;
+        }
+        (void) snprintf(crate, sizeof(crate), "%s/crate", base);
+        (void) snprintf(p, sizeof(p), "%s/src/main.rs", crate);
+        put_file(p, "fn main() { println!(\"CARGO-BUILT\"); }\n", 0644);
+        (void) snprintf(p, sizeof(p), "%s/Cargo.toml", crate);
+        put_file(p, "[package]\nname = \"sbxcrate\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+                 0644);
+        (void) snprintf(script, sizeof(script),
+                        "cd '%s' || exit 9; export PATH=\"$HOME/.cargo/bin:$HOME/.pyenv/shims:"
+                        "$PATH\"; %s %s echo REAL-DONE", crate,
+                        have_py ? "python3 -c 'import ssl, json; print(\"PY-\" + \"OK\")'; "
+                                  "pip --version | grep -q '^pip ' && echo PIP-OK; " : "",
+                        have_rust ? "CARGO_TARGET_DIR=\"$TMPDIR/target\" cargo build "
+                                    "--offline -q && \"$TMPDIR/target/debug/sbxcrate\"; " : "");
+        run_home = real_home;
+        for (i = 0; i < N_OF(all); i++) {
+                const char *mode = usable_in(all[i], "workspace-write", 1) ? "workspace-write"
+                                   : usable_in(all[i], "read-only", 1) ? "read-only" : NULL;
+                const char *const args[] = { "--backend", all[i], "--network", "allow",
+                                             "--mode", mode, "--workspace", crate,
+                                             "--", "sh", "-c", script, NULL };
+
+                if (mode == NULL)
+                        continue;
+                run(args, r);
+                if (strstr(r->out, "REAL-DONE") == NULL ||
+                    (have_py && (strstr(r->out, "PY-OK") == NULL ||
+                                 strstr(r->out, "PIP-OK") == NULL)) ||
+                    (have_rust && strstr(r->out, "CARGO-BUILT") == NULL))
+                        fail_msg("[%s %s] the real toolchains did not run (status %d): %s / %s",
+                                 all[i], mode, r->status, r->out, r->err);
+                fprintf(stderr, "# real toolchains: %s %s: ran\n", all[i], mode);
+                ran++;
+        }
+        run_home = home;
+        if (ran == 0)
+                fail_msg("no backend ran the real toolchains");
+        free(r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_secrets__forced_home_workspace_hides_secrets),
                 cmocka_unit_test(test_secrets__explain_lists_them_and_unforced_is_refused),
+                cmocka_unit_test(test_secrets__toolchain_config_stays_hidden),
+                cmocka_unit_test(test_secrets__real_toolchains_run),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
