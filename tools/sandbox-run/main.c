@@ -77,10 +77,53 @@ static void release_all(void)
         memset(&g, 0, sizeof(g));
 }
 
-/* The toolchain locations below HOME (sbx_toolchain_roots): exposed
- * read-only at their real paths while the rest of HOME stays hidden, so
- * `cargo`, a pyenv `python3` or an nvm `node` still run.  The library
- * keeps the secret locations inside them hidden. */
+/* Version managers that find their own directory through $HOME, which
+ * the sandbox replaces (rung 2's scratch HOME is elsewhere): the variable
+ * that names it, set to its real path when some of it is exposed. */
+static const struct { const char *dir, *var; } toolchain_homes[] = {
+        { ".rustup", "RUSTUP_HOME" }, { ".elan", "ELAN_HOME" },
+        { ".volta", "VOLTA_HOME" }, { ".pyenv", "PYENV_ROOT" },
+        { ".rbenv", "RBENV_ROOT" }, { ".asdf", "ASDF_DATA_DIR" },
+        { ".local/share/mise", "MISE_DATA_DIR" },
+};
+
+static void add_toolchain_env(struct opts *o, const char *const *v, size_t n)
+{
+        static const struct origin from = { "toolchains", NULL, 0 };
+        const char *home = getenv("HOME");
+        char path[SBX_PATH_MAX], *canon, *entry;
+        size_t i, k, vl;
+
+        if (home == NULL || home[0] != '/')
+                return;
+        for (i = 0; i < sizeof(toolchain_homes) / sizeof(toolchain_homes[0]); i++) {
+                int used = 0, set = 0;
+
+                vl = strlen(toolchain_homes[i].var);
+                for (k = 0; k < o->n_env; k++)
+                        set |= strncmp(o->env_set[k], toolchain_homes[i].var, vl) == 0 &&
+                               o->env_set[k][vl] == '=';
+                if (set || (size_t) snprintf(path, sizeof(path), "%s/%s", home,
+                                             toolchain_homes[i].dir) >= sizeof(path) ||
+                    sbx_path_canonical(path, &canon, NULL) != SBX_OK)
+                        continue;
+                for (k = 0; k < n; k++)
+                        used |= sbx_path_is_within(v[k], (const char *const *) &canon, 1);
+                if (used && o->n_env < MAX_ENV &&
+                    (entry = malloc(vl + strlen(canon) + 2)) != NULL) {
+                        (void) sprintf(entry, "%s=%s", toolchain_homes[i].var, canon);
+                        add_env(o, entry, "toolchains", &from);
+                        free(entry);
+                }
+                sbx_free(canon);
+        }
+}
+
+/* The toolchain locations below HOME (sbx_toolchain_roots: the subtrees
+ * each toolchain runs from, docs/secrets.md): exposed read-only at their
+ * real paths while the rest of HOME stays hidden, so `cargo`, a pyenv
+ * `python3` or an nvm `node` still run and the configuration beside
+ * them (an nvm node's etc/npmrc, ~/.cargo/config.toml) does not show. */
 static void add_toolchains(struct opts *o)
 {
         char **v = NULL;
@@ -88,6 +131,7 @@ static void add_toolchains(struct opts *o)
 
         if (sbx_toolchain_roots(NULL, &v, &n, NULL) != SBX_OK)
                 return;
+        add_toolchain_env(o, (const char *const *) v, n);
         for (i = 0; i < n; i++) {
                 int dup = 0;
 

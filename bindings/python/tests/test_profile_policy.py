@@ -262,7 +262,11 @@ class TestText(support.TestCase):
         self.assertSandboxError(sbx.Code.E_INVALID, sbx.canonical_path, "relative")
         home = support.scratch_dir(self)
         os.makedirs(home + "/.cargo/bin")
-        self.assertEqual(sbx.toolchain_roots(home), [home + "/.cargo"])
+        os.makedirs(home + "/.cargo/registry/src")
+        with open(home + "/.cargo/credentials.toml", "w") as f:
+            f.write("token\n")
+        self.assertEqual(sbx.toolchain_roots(home),
+                         [home + "/.cargo/bin", home + "/.cargo/registry/src"])
 
 
 if __name__ == "__main__":
