@@ -5,7 +5,11 @@
  * all measured in one run, printed with ratios to bare and to bwrap.
  * Not a test: nothing here asserts a time.
  *
- *   bench/spawn [iterations]      (default 200)
+ *   bench/spawn [iterations] [sets]      (default 200, 0)
+ *
+ * With `sets`, that many executor sets (one executor each, roots outside
+ * /tmp) are open during the measurement: every spawn of the user then
+ * hides their directories (the scratch registry, docs/executors.md).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -87,7 +91,9 @@ static double measure(int kind, const struct ctx *c, char *const *bw, int n)
 
 int main(int argc, char **argv)
 {
-        int n = argc > 1 ? atoi(argv[1]) : 200;
+        int n = argc > 1 ? atoi(argv[1]) : 200, n_sets = argc > 2 ? atoi(argv[2]) : 0, k;
+        sbx_executor_set *sets[64];
+        char roots[64][40];
         sbx_profile *profile = NULL;
         sbx_plan *plan = NULL;
         sbx_error e;
@@ -114,6 +120,21 @@ int main(int argc, char **argv)
                 (void) rmdir(ws);
                 return 1;
         }
+        if (n_sets < 0 || n_sets > 64)
+                n_sets = n_sets < 0 ? 0 : 64;
+        for (k = 0; k < n_sets; k++) {
+                sbx_executor_set_options so = SBX_EXECUTOR_SET_OPTIONS_INIT;
+                sbx_executor *ex;
+
+                snprintf(roots[k], sizeof(roots[k]), "/var/tmp/sbx-bench-set-XXXXXX");
+                so.scratch_root = mkdtemp(roots[k]);
+                so.max_executors = 1;
+                if (so.scratch_root == NULL || sbx_executor_set_new(profile, &so, &sets[k], &e) != SBX_OK ||
+                    sbx_executor_set_get(sets[k], "x", &ex, &e) != SBX_OK) {
+                        fprintf(stderr, "bench: executor set: %s\n", e.message);
+                        return 1;
+                }
+        }
         r1.plan = r2.plan = plan;
         r1.backend = SBX_BACKEND_NATIVE;
         r2.backend = SBX_BACKEND_LANDLOCK;
@@ -124,7 +145,8 @@ int main(int argc, char **argv)
         if (bw != NULL)
                 tb = measure(2, NULL, bwrap_argv, n);
 
-        printf("spawn latency of /bin/true, median of %d runs (read-only policy, network denied)\n\n", n);
+        printf("spawn latency of /bin/true, median of %d runs (read-only policy, network denied, "
+               "%d executor sets open)\n\n", n, n_sets);
         printf("%-34s %12s %10s %10s\n", "runner", "median (us)", "x bare", "x bwrap");
         printf("%-34s %12.0f %10.2f %10s\n", "bare fork/exec", bare, 1.0, "");
 #define ROW(name, t) \
@@ -143,6 +165,10 @@ int main(int argc, char **argv)
         else
                 printf("%-34s %12s\n", "bwrap --unshare-all", "not installed");
         printf("\ntargets: rung 1 / bwrap < 1.0; rung 2 / bare <= 1.5\n");
+        for (k = 0; k < n_sets; k++) {
+                sbx_executor_set_free(sets[k]);
+                (void) rmdir(roots[k]);
+        }
         sbx_plan_free(plan);
         sbx_profile_free(profile);
         (void) rmdir(ws);

@@ -339,6 +339,61 @@ static int ex_run(struct fx *f, sbx_executor *ex, const char *script, const char
         return code;
 }
 
+/* A Confine argv (sbx_confine_profile: the stage-2 runner for native and
+ * landlock, a bwrap command line for bwrap), run as a host would run it:
+ * script with $1 $2; stdout and stderr into out.  The backend is forced in
+ * a new process (detection is once per process): this binary again, as
+ * confine_main. */
+static void confined(struct fx *f, int32_t backend, const char *script, const char *a1,
+                     const char *a2, char *out, size_t size)
+{
+        char full[8192];
+        size_t len = 0;
+        long deadline = now_ms() + WAIT_MS;
+        int pfd[2], st = -1;
+        pid_t pid;
+
+        snprintf(full, sizeof(full), "exec 2>&1; %s", script);
+        assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                const char *self[] = { "test_scratch", "--confine", sbx_backend_name(backend),
+                                       f->ws, full, a1, a2, NULL };
+
+                (void) dup2(pfd[1], 1);
+                (void) dup2(pfd[1], 2);
+                execv("/proc/self/exe", (char *const *) self);
+                _exit(127);
+        }
+        fx_track_pid(f, pid);
+        close(pfd[1]);
+        for (;;) {
+                struct pollfd pf = { pfd[0], POLLIN, 0 };
+                long left = deadline - now_ms();
+                ssize_t n;
+
+                if (left <= 0 || poll(&pf, 1, (int) left) <= 0)
+                        break;
+                n = read(pfd[0], out + len, size - 1 - len);
+                if (n <= 0 || len + (size_t) n >= size - 1) {
+                        if (n > 0)
+                                len += (size_t) n;
+                        break;
+                }
+                len += (size_t) n;
+        }
+        out[len] = '\0';
+        close(pfd[0]);
+        (void) kill(pid, SIGKILL);              /* a no-op when it is done */
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        for (len = 0; len < MAX_PIDS; len++)
+                if (f->pids[len] == pid)
+                        f->pids[len] = -1;
+}
+
 /* The user's registry entries that point at dir. */
 static int registered(const char *dir)
 {
@@ -421,6 +476,17 @@ static void executors_apart(struct fx *f, int32_t backend, const char *root, con
                 (void) sh(f, ALL[i], SBX_MODE_WORKSPACE_WRITE, ATTACK, home, tmp, res);
                 check_untouched(f, home, tmp, who, res);
         }
+        /* A Confine argv, on every backend. */
+        for (i = 0; i < N_ALL; i++) {
+                char who[64];
+
+                if (!backend_usable(f, ALL[i]))
+                        continue;
+                snprintf(who, sizeof(who), "a %s Confine argv", sbx_backend_name(ALL[i]));
+                confined(f, ALL[i], ATTACK " ; echo RAN", home, tmp, res->out, sizeof(res->out));
+                CHECK(f, strstr(res->out, "RAN") != NULL, "%s did not run: %s", who, res->out);
+                check_untouched(f, home, tmp, who, res);
+        }
         /* The victim still has its own. */
         CHECK(f, ex_run(f, a, "cat \"$HOME/k\" \"$TMPDIR/k\"", NULL, NULL, out, sizeof(out)) == 0 &&
                  strstr(out, SECRET) != NULL, "the victim lost its own scratch: %s", out);
@@ -457,7 +523,40 @@ static void test_scratch__executors_apart(void **state)
         fx_done(f);
 }
 
-int main(void)
+/* test_scratch --confine BACKEND WS SCRIPT A1 A2: Confine sh -c SCRIPT for
+ * a workspace-write profile of WS under BACKEND and exec the argv. */
+static int confine_main(char **argv)
+{
+        sbx_local_config lc = SBX_LOCAL_CONFIG_INIT;
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        sbx_profile *p = NULL, *q = NULL;
+        sbx_confined_argv *c = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+        const char *cmd[] = { "/bin/sh", "-c", argv[4], "sh", argv[5], argv[6], NULL };
+        const char *const envp[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
+        size_t n;
+
+        if (sbx_backend_parse(argv[2], &lc.backend, &e) != SBX_OK ||
+            sbx_local_config_set(&lc, &e) != SBX_OK ||
+            sbx_profile_from_mode(SBX_MODE_WORKSPACE_WRITE, argv[3], &p, &e) != SBX_OK ||
+            sbx_profile_config_get(p, &cfg, &e) != SBX_OK)
+                goto fail;
+        /* bwrap's argv has no seccomp program: on a host with a vsock
+         * transport its Confine cannot promise network-deny (and says so). */
+        cfg.accept_unprotected_git = lc.backend == SBX_BACKEND_BWRAP;
+        if (lc.backend == SBX_BACKEND_BWRAP)
+                cfg.network = SBX_ACCESS_ALLOW;
+        if (sbx_profile_new(&cfg, &q, &e) != SBX_OK || sbx_confine_profile(cmd, q, &c, &e) != SBX_OK)
+                goto fail;
+        if (chdir(argv[3]) == 0)
+                execve(sbx_confined_argv_argv(c, &n)[0],
+                       (char *const *) sbx_confined_argv_argv(c, &n), (char *const *) envp);
+fail:
+        printf("CONFINE FAILED: %s\n", e.message);
+        return 127;
+}
+
+int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_scratch__host_tmp_hidden, fx_setup,
@@ -469,5 +568,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_scratch__executors_apart, fx_setup,
                                                 fx_teardown),
         };
+
+        if (argc == 7 && strcmp(argv[1], "--confine") == 0)
+                return confine_main(argv);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
