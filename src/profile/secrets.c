@@ -14,6 +14,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,7 +33,9 @@
  * The well-known secret locations below a home directory: credentials,
  * keys, tokens, password stores and browser profiles (cookies, saved
  * passwords).  `dir` documents what the entry usually is; every entry is
- * hidden with everything below it whatever it turns out to be.  Keep
+ * hidden with everything below it whatever it turns out to be.  A "*"
+ * component stands for any existing name not starting with '.': such an
+ * entry lists what exists when the profile is built.  Keep
  * docs/secrets.md in step with this table.
  */
 static const struct secret_name {
@@ -76,6 +79,14 @@ static const struct secret_name {
         { "/.gem/credentials", 0 },
         { "/.cargo/credentials", 0 },
         { "/.cargo/credentials.toml", 0 },
+        /* npm's built-in config inside the node versions a toolchain
+         * exposes (docs/secrets.md, "Toolchains"); existing ones only */
+        { "/.nvm/versions/*/*/lib/node_modules/npm/npmrc", 0 },
+        { "/.local/share/fnm/node-versions/*/installation/lib/node_modules/npm/npmrc", 0 },
+        { "/.volta/tools/image/node/*/lib/node_modules/npm/npmrc", 0 },
+        { "/.asdf/installs/nodejs/*/lib/node_modules/npm/npmrc", 0 },
+        { "/.local/share/mise/installs/node/*/lib/node_modules/npm/npmrc", 0 },
+        { "/.local/share/pnpm/nodejs/*/lib/node_modules/npm/npmrc", 0 },
         /* database clients */
         { "/.pgpass", 0 },
         { "/.my.cnf", 0 },
@@ -448,6 +459,85 @@ static int secrets_finish(struct secrets *s)
         return s->n > SBX__PROFILE_MAX_SECRETS ? -ERANGE : 0;
 }
 
+/* One secret location that exists or not: kept canonical, inside a root. */
+static int add_secret(const sbx_profile *p, const struct home *h, const char *path, int exists,
+                      struct secrets *s)
+{
+        char canon[SBX_PATH_MAX];
+
+        if (!exists && !h->own)
+                return 0;
+        if (sbx__path_canonical_buf("sbx_profile_new", "secret", path, canon, NULL) != SBX_OK)
+                return 0;       /* a dangling link or a loop: nothing to read */
+        if (sbx__profile_deepest_root(p, canon) == NULL)
+                return 0;       /* outside every root: the host access decides */
+        return secrets_add(s, canon, h->path, h->account);
+}
+
+/* 1 if name matches pat[0..len): '*' any run of characters. */
+static int glob_run(const char *pat, size_t len, const char *name)
+{
+        if (len == 0)
+                return name[0] == '\0';
+        if (pat[0] == '*') {
+                for (;; name++) {
+                        if (glob_run(pat + 1, len - 1, name))
+                                return 1;
+                        if (name[0] == '\0')
+                                return 0;
+                }
+        }
+        return name[0] == pat[0] && glob_run(pat + 1, len - 1, name + 1);
+}
+
+/* A glob component: a name starting with '.' never matches. */
+static int glob_component(const char *pat, size_t len, const char *name)
+{
+        return name[0] != '.' && glob_run(pat, len, name);
+}
+
+/* The existing paths below dir that match rest (components, some "*"). */
+static int expand_secret(const sbx_profile *p, const struct home *h, const char *dir,
+                         const char *rest, int depth, struct secrets *s)
+{
+        char path[SBX_PATH_MAX];
+        const char *c = rest + 1, *end = strchr(c, '/');
+        size_t len = end != NULL ? (size_t) (end - c) : strlen(c);
+        struct dirent *de;
+        struct stat st;
+        DIR *d;
+        int r = 0;
+
+        if (rest[0] == '\0') {
+                if (lstat(dir, &st) < 0)
+                        return 0;
+                return add_secret(p, h, dir, 1, s);
+        }
+        if (depth > 16)
+                return 0;
+        if (memchr(c, '*', len) == NULL) {
+                if (strlen(dir) + 1 + len >= sizeof(path))
+                        return -ERANGE;
+                (void) snprintf(path, sizeof(path), "%s/%.*s", dir, (int) len, c);
+                return expand_secret(p, h, path, c + len, depth + 1, s);
+        }
+        d = opendir(dir);
+        if (d == NULL)
+                return 0;               /* missing, or not ours to read */
+        while (r == 0 && (de = readdir(d)) != NULL) {
+                if (!glob_component(c, len, de->d_name))
+                        continue;
+                if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+                    sizeof(path)) {
+                        r = -ERANGE;
+                        break;
+                }
+                r = expand_secret(p, h, path, c + len, depth + 1, s);
+        }
+        (void) closedir(d);
+        return r;
+}
+
 /*
  * The secret locations of one home: every table entry for the caller's own
  * homes (so a credential created later is hidden too), only the existing
@@ -459,7 +549,7 @@ static int secrets_finish(struct secrets *s)
  */
 static int home_secrets(const sbx_profile *p, const struct home *h, struct secrets *s)
 {
-        char path[SBX_PATH_MAX], canon[SBX_PATH_MAX];
+        char path[SBX_PATH_MAX];
         struct stat st;
         size_t k, hl = strlen(h->path);
         int r;
@@ -470,6 +560,12 @@ static int home_secrets(const sbx_profile *p, const struct home *h, struct secre
 
                 if (hl + sl >= sizeof(path))
                         return -ERANGE;
+                if (strchr(secret_names[k].suffix, '*') != NULL) {
+                        r = expand_secret(p, h, h->path, secret_names[k].suffix, 0, s);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 memcpy(path, h->path, hl);
                 memcpy(path + hl, secret_names[k].suffix, sl + 1);
                 if (lstat(path, &st) == 0)
@@ -478,14 +574,7 @@ static int home_secrets(const sbx_profile *p, const struct home *h, struct secre
                         exists = 0;
                 else
                         continue;
-                if (!exists && !h->own)
-                        continue;
-                if (sbx__path_canonical_buf("sbx_profile_new", "secret", path, canon, NULL) !=
-                    SBX_OK)
-                        continue;       /* a dangling link or a loop: nothing to read */
-                if (sbx__profile_deepest_root(p, canon) == NULL)
-                        continue;       /* outside every root: the host access decides */
-                r = secrets_add(s, canon, h->path, h->account);
+                r = add_secret(p, h, path, exists, s);
                 if (r < 0)
                         return r;
         }

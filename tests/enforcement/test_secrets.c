@@ -19,7 +19,8 @@
  * version, a virtualenv, a plugin), rustup, cargo, go, sdkman, pnpm, rbenv,
  * asdf, ghcup, volta and bun lay them out, each with programs and runtime
  * files that must keep working and registry or publishing configuration
- * beside them (etc/npmrc, pip.conf, config.toml, credentials, settings.xml,
+ * beside them (etc/npmrc, npm's built-in npmrc inside the exposed lib/,
+ * pip.conf, config.toml, credentials, settings.xml,
  * a .git/config with a token in its URL, a VCS cache, ...).  With HOME=T
  * sandbox-run exposes T's toolchains by default; the command runs every
  * program, reads every runtime file, and tries to read every secret by
@@ -383,6 +384,8 @@ static const struct tc_file tc_files[] = {
         { ".nvm/versions/node/v20.11.0/include/node/node.h", 1 },
         { ".nvm/versions/node/v20.11.0/share/man/man1/node.1", 1 },
         { ".nvm/versions/node/v20.11.0/etc/npmrc", 0 },
+        { ".nvm/versions/node/v20.11.0/lib/node_modules/npm/npmrc", 0 },
+        { ".nvm/versions/node/v20.11.0/lib/node_modules/npm/package.json", 1 },
         { ".nvm/versions/node/v20.11.0/.npmrc", 0 },
         { ".nvm/versions/node/v20.11.0/CHANGELOG.md", 0 },
         { ".nvm/.git/config", 0 },
@@ -453,6 +456,10 @@ static const struct tc_file tc_files[] = {
         { ".deno/dep_analysis_cache_v1", 0 },
         { ".local/share/mise/installs/node/20/bin/node-like", 2 },
         { ".local/share/mise/installs/node/20/etc/npmrc", 0 },
+        { ".local/share/mise/installs/node/20/lib/node_modules/npm/npmrc", 0 },
+        { ".local/share/fnm/node-versions/v18.19.0/installation/bin/node-like", 2 },
+        { ".local/share/fnm/node-versions/v18.19.0/installation/lib/node_modules/npm/npmrc", 0 },
+        { ".local/share/fnm/node-versions/v18.19.0/installation/etc/npmrc", 0 },
         { ".config/mise/config.toml", 0 },
 };
 
