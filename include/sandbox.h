@@ -428,15 +428,20 @@ SBX_API sbx_code sbx_writable_roots(const sbx_confined_policy *policy,
 SBX_API int sbx_path_is_within(const char *path, const char *const *roots, size_t n);
 
 /*
- * The toolchain locations below home (NULL = $HOME) that exist: the
- * directories a person's PATH points into (~/.cargo, ~/.rustup, ~/.pyenv,
- * ~/.local/bin, ~/.nvm, ... the list in docs/paths.md), canonical, each
- * strictly inside home (a link out of it is skipped), sorted.  A host that
- * isolates HOME passes them as read-only additional roots so the tools
- * still run; the profile keeps the secret locations inside them hidden.
- * *out is NULL-terminated (empty when there is none, or no home) and freed
- * with sbx_strv_free(); *n_out may be NULL.
- * Errors: SBX_E_INVALID (home relative), SBX_E_NOMEM.  Since: 0.2.
+ * What the toolchains below home (NULL = $HOME) run from: for each one a
+ * person's PATH points into (rustup, cargo, pyenv, nvm, go, ... the table
+ * in docs/secrets.md), only the subtrees it names -- a version's bin,
+ * include, lib, lib64, libexec and share, its own bin, shims and
+ * toolchains -- never its configuration (an nvm node's etc/npmrc, a pyenv
+ * Python's pip.conf, ~/.cargo/config.toml).  Each existing, canonical,
+ * strictly inside home (a toolchain linked out of it is skipped), sorted,
+ * none inside another.  A host that isolates HOME passes them as read-only
+ * additional roots so the tools still run; the profile keeps the secret
+ * locations inside them hidden.  *out is NULL-terminated (empty when there
+ * is none, or no home) and freed with sbx_strv_free(); *n_out may be NULL.
+ * Earlier versions returned each toolchain's whole directory.
+ * Errors: SBX_E_INVALID (home relative), SBX_E_RANGE (more than 256
+ * entries), SBX_E_NOMEM.  Since: 0.2.
  */
 SBX_API sbx_code sbx_toolchain_roots(const char *home, char ***out, size_t *n_out,
                                      sbx_error *err);
