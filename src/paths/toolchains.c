@@ -105,7 +105,12 @@ static const struct expose mise[] = {
         { "shims", TREE }, { "installs/*/*", VERSION }, { "plugins/*/bin", TREE },
         { "plugins/*/lib", TREE }, { NULL, 0 } };
 static const struct expose sdkman[] = {
-        { "candidates/java/*", VERSION }, { "candidates/java/*/conf", TREE },
+        /* a JDK reads conf/security and these at startup; not
+         * conf/management (jmxremote.password) */
+        { "candidates/java/*", VERSION }, { "candidates/java/*/conf/security", TREE },
+        { "candidates/java/*/conf/logging.properties", TREE },
+        { "candidates/java/*/conf/net.properties", TREE },
+        { "candidates/java/*/conf/sound.properties", TREE },
         { "candidates/java/*/jmods", TREE }, { "candidates/java/*/release", TREE },
         { "candidates/maven/*/bin", TREE }, { "candidates/maven/*/boot", TREE },
         { "candidates/maven/*/lib", TREE },

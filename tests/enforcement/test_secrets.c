@@ -430,6 +430,7 @@ static const struct tc_file tc_files[] = {
          * not sdkman's own config, ~/.gradle */
         { ".sdkman/candidates/java/21.0.2-tem/bin/java-like", 2 },
         { ".sdkman/candidates/java/21.0.2-tem/conf/security/java.security", 1 },
+        { ".sdkman/candidates/java/21.0.2-tem/conf/management/jmxremote.password", 0 },
         { ".sdkman/candidates/maven/3.9.6/bin/mvn-like", 2 },
         { ".sdkman/candidates/maven/3.9.6/conf/settings.xml", 0 },
         { ".sdkman/candidates/gradle/8.5/init.d/creds.gradle", 0 },

@@ -689,7 +689,8 @@ static void tc_link(const char *home, const char *rel, const char *target)
  * sbx_toolchain_roots: each toolchain's named subtrees, nothing else of its
  * directory (docs/secrets.md, "Toolchains"): a version exposes its runtime
  * subtrees and not its etc/ or top-level files; a glob matches no dot name
- * and no name another pattern spells (go's pkg/mod/cache); a program
+ * and no name another pattern spells (go's pkg/mod/cache, a JDK's
+ * conf/management beside its named conf/security); a program
  * pattern takes executable files only; links are judged where they lead
  * (a version linked to another is listed once, one leading out of the
  * toolchain is dropped, a toolchain root linked out of the home is
@@ -710,7 +711,8 @@ static void test_paths__toolchain_roots(void **state)
                 ".sdkman/candidates/gradle/8.5/bin",
                 ".sdkman/candidates/gradle/8.5/lib",
                 ".sdkman/candidates/java/21/bin",
-                ".sdkman/candidates/java/21/conf",
+                ".sdkman/candidates/java/21/conf/net.properties",
+                ".sdkman/candidates/java/21/conf/security",
                 ".sdkman/candidates/java/21/lib",
                 ".sdkman/candidates/maven/3.9/bin",
                 ".sdkman/candidates/maven/3.9/lib",
@@ -781,6 +783,9 @@ static void test_paths__toolchain_roots(void **state)
         tc_put(home, ".sdkman/candidates/java/21/bin", NULL, 0);
         tc_put(home, ".sdkman/candidates/java/21/lib", NULL, 0);
         tc_put(home, ".sdkman/candidates/java/21/conf/security", NULL, 0);
+        tc_put(home, ".sdkman/candidates/java/21/conf/net.properties", "x\n", 0644);
+        tc_put(home, ".sdkman/candidates/java/21/conf/management/jmxremote.password", "pw\n",
+               0600);
         tc_put(home, ".sdkman/candidates/maven/3.9/bin", NULL, 0);
         tc_put(home, ".sdkman/candidates/maven/3.9/lib", NULL, 0);
         tc_put(home, ".sdkman/candidates/maven/3.9/conf/settings.xml", "pw\n", 0600);
