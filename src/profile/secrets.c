@@ -79,6 +79,33 @@ static const struct secret_name {
         { "/.gem/credentials", 0 },
         { "/.cargo/credentials", 0 },
         { "/.cargo/credentials.toml", 0 },
+        /* package managers' user configuration: registry tokens */
+        { "/.cargo/config", 0 },
+        { "/.cargo/config.toml", 0 },
+        { "/.config/pip", 1 },
+        { "/.pip", 1 },
+        { "/.config/pnpm/rc", 0 },
+        { "/.yarnrc", 0 },
+        { "/.yarnrc.yml", 0 },
+        { "/.bunfig.toml", 0 },
+        { "/.config/.bunfig.toml", 0 },
+        { "/.gradle/gradle.properties", 0 },
+        { "/.m2/settings.xml", 0 },
+        { "/.m2/settings-security.xml", 0 },
+        { "/.local/share/gem/credentials", 0 },
+        { "/.bundle/config", 0 },
+        { "/.composer/auth.json", 0 },
+        { "/.config/composer/auth.json", 0 },
+        { "/.nuget/NuGet/NuGet.Config", 0 },
+        { "/.config/NuGet/NuGet.Config", 0 },
+        { "/.config/go/env", 0 },
+        { "/.config/mise", 1 },
+        /* a toolchain's own registry configuration, for a root that holds
+         * the toolchain whole (a forced home workspace, --allow-read
+         * ~/.nvm); sbx_toolchain_roots never exposes these */
+        { "/.nvm/versions/*/*/etc", 1 },
+        { "/.pyenv/versions/*/pip.conf", 0 },
+        { "/.pyenv/versions/*/envs/*/pip.conf", 0 },
         /* npm's built-in config inside the node versions a toolchain
          * exposes (docs/secrets.md, "Toolchains"); existing ones only */
         { "/.nvm/versions/*/*/lib/node_modules/npm/npmrc", 0 },

@@ -51,6 +51,13 @@
 #define KEY "KEY-e1b0c44298fc1c149afb"
 #define AWS "AWS-4fc1c149afbf4c8996fb"
 
+#define TCFG "TCFG-0b1f9c2e77d4"
+/* Registry configuration the secret table hides in a forced home. */
+static const char *const forced_cfg[] = {
+        "/.cargo/config.toml", "/.nvm/versions/node/v20/etc/npmrc",
+        "/.pyenv/versions/3.11.7/pip.conf", "/.m2/settings.xml",
+};
+
 static char sandbox_run[PATH_MAX];
 static char base[64], home[128], plain[128];    /* plain: a workspace without a home */
 static char tchome[128];                        /* the toolchain home T */
@@ -232,6 +239,22 @@ static int setup(void **state)
             write_file(in_home("/.aws/credentials"), AWS "\n", 0600) != 0 ||
             write_file(in_home("/notes.txt"), "notes\n", 0644) != 0)
                 return -1;
+        /* toolchain configuration in the forced home (secret table) */
+        {
+                static const char *const dirs[] = {
+                        "/.cargo", "/.nvm", "/.nvm/versions", "/.nvm/versions/node",
+                        "/.nvm/versions/node/v20", "/.nvm/versions/node/v20/etc", "/.pyenv",
+                        "/.pyenv/versions", "/.pyenv/versions/3.11.7", "/.m2",
+                };
+                size_t k;
+
+                for (k = 0; k < N_OF(dirs); k++)
+                        if (mkdir(in_home(dirs[k]), 0755) != 0)
+                                return -1;
+                for (k = 0; k < N_OF(forced_cfg); k++)
+                        if (write_file(in_home(forced_cfg[k]), TCFG "\n", 0600) != 0)
+                                return -1;
+        }
         for (i = 0; i < N_OF(all); i++) {
                 int u = backend_usable(all[i], 0), allow = 0;
 
@@ -274,7 +297,7 @@ static void need_backend(void)
 
 static void test_secrets__forced_home_workspace_hides_secrets(void **state)
 {
-        char script[1024], marker[64], buf[4096];
+        char script[2048], marker[64], buf[4096];
         struct result *r = malloc(sizeof(*r));
         size_t i;
         (void) state;
@@ -300,7 +323,19 @@ static void test_secrets__forced_home_workspace_hides_secrets(void **state)
                                 in_home("/.ssh/id_rsa"), in_home("/.aws/credentials"),
                                 in_home("/.ssh/id_rsa"), in_home("/.aws/credentials"),
                                 in_home("/notes.txt"), marker, in_home("/notes.txt"));
+                {
+                        size_t k, n = strlen(script);
+
+                        for (k = 0; k < N_OF(forced_cfg); k++)
+                                n += (size_t) snprintf(script + n, sizeof(script) - n,
+                                                       "; cat '%s'", in_home(forced_cfg[k]));
+                        n += (size_t) snprintf(script + n, sizeof(script) - n, "; true");
+                        assert_true(n < sizeof(script));
+                }
                 run(args, r);
+                if (strstr(r->out, TCFG) != NULL || strstr(r->err, TCFG) != NULL)
+                        fail_msg("[%s] toolchain configuration in the forced home was read: %s",
+                                 b, r->out);
                 if (r->status != 0 || strstr(r->out, "NOTES-OK") == NULL)
                         fail_msg("[%s] status %d, out %s, err %s", b, r->status, r->out, r->err);
                 if (strstr(r->out, KEY) != NULL || strstr(r->out, AWS) != NULL ||

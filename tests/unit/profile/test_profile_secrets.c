@@ -398,6 +398,10 @@ static void test_profile_secrets__plan_golden_with_given_homes(void **state)
                 "fs " G "/people/alice/.aws tree --- secret\n"
                 "fs " G "/people/alice/.azure tree --- secret\n"
                 "fs " G "/people/alice/.boto tree --- secret\n"
+                "fs " G "/people/alice/.bundle/config tree --- secret\n"
+                "fs " G "/people/alice/.bunfig.toml tree --- secret\n"
+                "fs " G "/people/alice/.cargo/config tree --- secret\n"
+                "fs " G "/people/alice/.cargo/config.toml tree --- secret\n"
                 "fs " G "/people/alice/.cargo/credentials tree --- secret\n"
                 "fs " G "/people/alice/.cargo/credentials.toml tree --- secret\n"));
         assert_non_null(strstr(text, "fs " G "/people/alice/.ssh tree --- secret\n"));
