@@ -412,8 +412,9 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
          * --allow-unix, stream sockets are allowed and every connect goes
          * to the supervisor, which reaches only the listed sockets. */
         *sc |= plan->n_unix_sockets > 0 ? SBX__SC_UNIX_STREAM : SBX__SC_DENY_UNIX_PATH;
+        /* Rung 2 shares the host's pid and IPC namespaces. */
         if (rung == 2)
-                *sc |= SBX__SC_DENY_METADATA;
+                *sc |= SBX__SC_DENY_METADATA | SBX__SC_HOST_NS;
         /* Host abstract unix sockets (session buses, X11) are never the
          * sandbox's to reach, whatever the network decision. */
         *ll |= SBX__LL_SCOPE_SIGNAL | SBX__LL_SCOPE_ABSTRACT;

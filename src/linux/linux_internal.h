@@ -117,21 +117,25 @@ int sbx__landlock_add_child(int ruleset_fd, const char *path, uint32_t access);
  * the supervisor's filter (SBX__NF_INET), which answers EPERM and lets the
  * observer record it.  Only with that filter loaded (ladder.c). */
 #define SBX__SC_INET_NOTIFY     (1u << 4)
+/* The command shares the host's pid and IPC namespaces (rung 2): calls that
+ * name a process act only on the caller; System V IPC and POSIX message
+ * queues are refused. */
+#define SBX__SC_HOST_NS         (1u << 5)
 
 struct sbx__bpf {
         void  *filter;          /* struct sock_filter[] */
         size_t len;             /* number of instructions */
 };
 
-/* The escape-primitive deny list for the parent to hand to the child (every
- * local arch, kill on a foreign arch): the build-time program when this
+/* The system-call allow-list for the parent to hand to the child (the
+ * native ABI only, kill on any other): the build-time program when this
  * process matches the table (sbx__seccomp_table_matches), else compiled by
  * libseccomp; cached per option set.  Errors: SBX_E_INTERNAL, SBX_E_NOMEM. */
 sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 /* Always compiles with libseccomp (no cache, no table). */
 sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 void sbx__seccomp_free(struct sbx__bpf *bpf);
-/* The libseccomp tokens of the local ABIs, native first (seccomp.c). */
+/* The libseccomp token of the one ABI the program allows (seccomp.c). */
 size_t sbx__seccomp_n_arches(void);
 uint32_t sbx__seccomp_arch_token(size_t i);
 /* Where the cached program for opts came from in this process: "embedded",

@@ -1,102 +1,76 @@
 /*
- * seccomp.c - the escape-primitive deny list (libseccomp wrapper).
+ * seccomp.c - the system-call allow-list (libseccomp at build time).
  *
  * With seccomp_embed.c, the only file that talks to libseccomp (STYLE.md
- * rule 29).  The filter is built in the parent, exported as a classic BPF
- * program into malloc'd memory, and loaded in the child with one prctl: no
- * libseccomp code runs after fork.  A native build also compiles every
- * program at build time (tools/seccomp-gen, seccomp_embed.c): a process
- * whose libseccomp and kernel are the build machine's takes those and
- * never asks libseccomp to compile, which saves milliseconds per process
- * (docs/performance.md).
+ * rule 29).  The program is compiled at build time (tools/seccomp-gen,
+ * seccomp_embed.c) into the library; a build without that table (a cross
+ * build) compiles it once per process in the parent.  Either way it is a
+ * plain classic-BPF array loaded in the child with one prctl: no
+ * libseccomp code runs after fork.
  *
- * What the filter does (default action: allow):
+ * Default-deny.  The program names what a confined command may call and
+ * refuses everything else with ENOSYS, the answer of a kernel that lacks
+ * the call, so programs fall back cleanly (clone3 -> clone, openat2 ->
+ * openat, fchmodat2 -> fchmodat, statmount, futex2, a syscall added next
+ * year).  A call that exists but is never the sandbox's to make is refused
+ * with EPERM instead, so tools print "Operation not permitted" (ptrace,
+ * mount, unshare, bpf, ...).  docs/seccomp.md lists every group and why it
+ * is there; keep it in step with sc_allow[] and sc_refuse[].
  *
- *   Architectures.  The native ABI and every other syscall ABI this machine
- *   can execute get the same rules (x86_64: x86_64 + i386 (int 0x80,
- *   sysenter) + x32; aarch64: + arm; ppc64 BE: + ppc; s390x: + s390).  A
- *   syscall made with any other ABI kills the process (KILL_PROCESS;
- *   KILL_THREAD on a kernel older than 4.14).
+ * Architectures.  Only the native ABI is allowed.  Every other ABI the
+ * CPU can execute (i386 through int 0x80 or sysenter and x32 on x86_64,
+ * arm on aarch64, ppc on ppc64, s390 on s390x) is refused whole: the
+ * process is killed (KILL_PROCESS; KILL_THREAD on a kernel older than
+ * 4.14).  A 32-bit binary therefore cannot run in the sandbox.  A foreign
+ * syscall number under the native arch (an x32 number with bit 30 set, a
+ * pre-5.4 x86_64 kernel's x32 entries 512-547) is not on the list: ENOSYS.
  *
- *   Errno.  Every denial returns EPERM, so a confined program sees one clean
- *   "Operation not permitted" whatever it tried, never a kill.  Two
- *   exceptions return ENOSYS because ENOSYS is what makes callers fall back
- *   or what a current kernel answers anyway: clone3 (its flags live in a
- *   struct seccomp cannot read; libc then falls back to clone, whose flags
- *   are checked) and the x86_64/x32 cross-table numbers (below).
+ * The program is two libseccomp programs linked into one (sc_link): the
+ * allow-list (default ENOSYS; ALLOW for every listed name, EPERM for the
+ * refused group), whose every ALLOW becomes a jump into the argument
+ * filter (default ALLOW; EPERM where an argument makes an allowed call
+ * dangerous).  libseccomp cannot say "allow, except these arguments" for
+ * one syscall in one program (an unconditional rule replaces the
+ * conditional ones), so the two stages are kept apart and run in turn.
  *
- *   Unconditionally refused (EPERM), wherever the ABI has the syscall:
- *     namespaces/mounts: unshare setns mount umount umount2 pivot_root
- *       chroot move_mount open_tree open_tree_attr fsopen fsconfig fsmount
- *       fspick mount_setattr
- *     other processes: ptrace process_vm_readv process_vm_writev
- *       process_madvise pidfd_getfd kcmp
- *     kernel attack surface: bpf keyctl add_key request_key perf_event_open
- *       userfaultfd io_uring_setup io_uring_enter io_uring_register
- *       kexec_load kexec_file_load init_module finit_module delete_module
- *       acct swapon swapoff reboot syslog quotactl quotactl_fd
- *       lookup_dcookie open_by_handle_at name_to_handle_at iopl ioperm
- *       vm86 vm86old
- *     the clock: settimeofday stime clock_settime clock_settime64
- *       clock_adjtime clock_adjtime64 adjtimex
- *   Refused by argument (EPERM):
- *     clone with any of CLONE_NEWNS/UTS/IPC/USER/PID/NET/CGROUP/TIME in its
- *       flags (flags are arg0, arg1 on s390/s390x; libseccomp does not remap
- *       argument positions, so the index is chosen per native arch here and
- *       holds for every local ABI of that arch);
- *     ioctl TIOCSTI and TIOCLINUX, compared on the low 32 bits of the
- *       request because the kernel truncates it (a high-bit variant is
- *       refused too);
- *     personality: only PER_LINUX (0), PER_LINUX32 (8) and the query
- *       0xffffffff pass (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, ... do not);
- *     mknod/mknodat of a character or block device (S_IFMT of the mode;
- *       fifos, sockets and regular files stay allowed);
- *     socket(AF_PACKET, ...), and AF_INET/AF_INET6 with type SOCK_RAW or
- *       SOCK_PACKET (the obsolete (AF_INET, SOCK_PACKET) pair is turned into
- *       a packet socket by the kernel);
- *     SBX__SC_DENY_INET: socket and socketpair of every family but AF_UNIX
- *       (this includes AF_NETLINK; without the option netlink stays allowed
- *       because ip(8) and getaddrinfo use NETLINK_ROUTE, which only sees
- *       the sandbox's own network namespace on rung 1);
- *     SBX__SC_DENY_UNIX_PATH: socket(AF_UNIX), and socketpair(AF_UNIX) of
- *       type SOCK_DGRAM or SOCK_RAW (a datagram pair can sendto/connect any
- *       socket file or abstract name; stream and seqpacket pairs stay);
- *     SBX__SC_UNIX_STREAM (instead): socket and socketpair(AF_UNIX) of
- *       type SOCK_DGRAM or SOCK_RAW; a stream or seqpacket socket's connect
- *       goes to the supervisor (seccomp_notify.c), and sendto ignores or
- *       refuses an address on one.
- *     seccomp(SECCOMP_SET_MODE_FILTER) with SECCOMP_FILTER_FLAG_NEW_LISTENER
- *       (a command's own listener could answer CONTINUE for the calls the
- *       supervisor's notification filter refuses, once the supervisor is
- *       gone; sc_add_listener);
+ * The argument filter refuses (EPERM):
+ *   clone with any of CLONE_NEWNS/UTS/IPC/USER/PID/NET/CGROUP/TIME (flags
+ *     are arg0, arg1 on s390x); clone3 answers ENOSYS (its flags live in a
+ *     struct seccomp cannot read; libc falls back to clone);
+ *   ioctl TIOCSTI and TIOCLINUX, compared on the low 32 bits (the kernel
+ *     truncates the request);
+ *   personality other than PER_LINUX (0), PER_LINUX32 (8) and the query
+ *     0xffffffff;
+ *   mknod/mknodat of a character or block device;
+ *   a setuid or setgid bit in the mode of chmod/fchmod/fchmodat/open/
+ *     openat/creat/mkdir/mkdirat/mknod/mknodat (openat2 hides its mode in
+ *     a struct: ENOSYS);
+ *   socket(AF_PACKET), AF_INET/AF_INET6 with SOCK_RAW or SOCK_PACKET, and
+ *     every family but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK;
+ *     SBX__SC_DENY_INET: every family but AF_UNIX; SBX__SC_DENY_UNIX_PATH:
+ *     socket(AF_UNIX) and datagram unix socketpairs; SBX__SC_UNIX_STREAM:
+ *     datagram unix sockets and pairs (stream connects go to the
+ *     supervisor, seccomp_notify.c); SBX__SC_INET_NOTIFY: AF_INET/AF_INET6
+ *     are left to the supervisor's filter, which refuses them and records
+ *     the attempt;
+ *   seccomp(SECCOMP_SET_MODE_FILTER) with SECCOMP_FILTER_FLAG_NEW_LISTENER
+ *     (sc_add_listener);
+ *   SBX__SC_DENY_METADATA (rung 2): chmod, chown, utimes and xattr writes
+ *     and the inode-flag ioctls, which Landlock does not mediate;
+ *   SBX__SC_HOST_NS (rung 2: the command shares the host's pid and IPC
+ *     namespaces): every call that acts on a process named by a pid acts
+ *     only on the caller (pid 0): prlimit64, sched_setaffinity,
+ *     sched_setparam, sched_setscheduler, sched_setattr, move_pages,
+ *     migrate_pages, get_robust_list; setpriority and ioprio_set only on
+ *     the caller or its own process group (after setsid, the sandbox's);
+ *     and System V IPC and POSIX message queues are refused whole
+ *     (rung 1 and bwrap give the command an IPC namespace of its own).
+ *     Signals are Landlock's (LANDLOCK_SCOPE_SIGNAL); ptrace, kcmp,
+ *     process_vm_*, process_madvise and pidfd_getfd are refused on every
+ *     rung.
  *   Integer arguments the kernel truncates to 32 bits are compared on their
- *   low 32 bits, so setting high bits does not slip past an equality test.
- *
- *   Known costs of failing closed: on i386 the socketcall(2) multiplexer
- *   passes its arguments in memory seccomp cannot read, so libseccomp turns
- *   every argument-filtered socket rule into "socketcall(SYS_SOCKET) is
- *   refused": 32-bit x86 programs that create sockets through socketcall get
- *   EPERM (the direct socket syscall, kernel 4.3+, is filtered by argument).
- *   That one-argument rules (AF_PACKET on socket, families above AF_NETLINK
- *   on socketpair) refuse every socketcall(SYS_SOCKET / SYS_SOCKETPAIR) is
- *   also what makes the two-argument type rules (datagram unix sockets)
- *   hold there: libseccomp compiles those against socketcall's own second
- *   argument, a pointer.  A change that drops the one-argument rules must
- *   refuse both subcalls explicitly.
- *   adjtimex/clock_adjtime are refused even for reading (the mode is inside
- *   a struct).
- *
- *   x86_64 hand-written prologue.  Before Linux 5.4 the x86_64 and x32
- *   syscall tables were one table: a 64-bit task could call an x32-only
- *   entry (ioctl is 16 for x86_64 but 514 for x32, and 514 without the x32
- *   bit reached compat ioctl) and an x32 task could call a 64-bit-only entry
- *   (16 | 0x40000000 reached native ioctl).  libseccomp matches only the
- *   numbers of the right table, so on such kernels a TIOCSTI or ptrace
- *   could slip through the other number.  A few BPF instructions in front
- *   of the libseccomp program answer ENOSYS (what 5.4+ kernels answer) for
- *   those cross-table numbers of every syscall this filter restricts.  The
- *   same prologue refuses open_tree_attr (467, Linux 6.15) by number on
- *   every local ABI when the libseccomp in use does not know its name.
+ *   low 32 bits, so setting high bits does not slip past an equality test;
+ *   a pid with high bits set is refused (only stricter than the kernel).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -132,52 +106,43 @@
 
 #include "linux/seccomp_defs.h"
 
-/* ---------------------------------------------------------- local ABIs */
+/* ---------------------------------------------------------- native ABI */
 
 struct sc_arch {
         uint32_t scmp;          /* libseccomp token */
         uint32_t audit;         /* seccomp_data.arch the kernel reports */
-        uint32_t nr_bit;        /* OR-ed into every syscall number (x32) */
 };
 
-/* Every syscall ABI a process on this machine can use; the first is native.
- * An architecture that is not listed fails the build rather than leave a
- * second ABI unfiltered. */
+/* The one ABI the program allows; every other is killed.  An architecture
+ * that is not listed fails the build rather than guess. */
 static const struct sc_arch sc_arches[] = {
 #if defined(__x86_64__) && defined(__ILP32__)
-        { SCMP_ARCH_X32,     AUDIT_ARCH_X86_64, SC_X32_BIT },
-        { SCMP_ARCH_X86_64,  AUDIT_ARCH_X86_64, 0 },
-        { SCMP_ARCH_X86,     AUDIT_ARCH_I386,   0 },
+        { SCMP_ARCH_X32,     AUDIT_ARCH_X86_64 },
 #elif defined(__x86_64__)
-        { SCMP_ARCH_X86_64,  AUDIT_ARCH_X86_64, 0 },
-        { SCMP_ARCH_X86,     AUDIT_ARCH_I386,   0 },
-        { SCMP_ARCH_X32,     AUDIT_ARCH_X86_64, SC_X32_BIT },
+        { SCMP_ARCH_X86_64,  AUDIT_ARCH_X86_64 },
 #elif defined(__i386__)
-        { SCMP_ARCH_X86,     AUDIT_ARCH_I386,   0 },
+        { SCMP_ARCH_X86,     AUDIT_ARCH_I386 },
 #elif defined(__aarch64__)
-        { SCMP_ARCH_AARCH64, AUDIT_ARCH_AARCH64, 0 },
-        { SCMP_ARCH_ARM,     AUDIT_ARCH_ARM,     0 },
+        { SCMP_ARCH_AARCH64, AUDIT_ARCH_AARCH64 },
 #elif defined(__arm__)
-        { SCMP_ARCH_ARM,     AUDIT_ARCH_ARM,     0 },
+        { SCMP_ARCH_ARM,     AUDIT_ARCH_ARM },
 #elif defined(__powerpc64__) && defined(__BYTE_ORDER__) && \
       __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        { SCMP_ARCH_PPC64,   AUDIT_ARCH_PPC64,   0 },
-        { SCMP_ARCH_PPC,     AUDIT_ARCH_PPC,     0 },
+        { SCMP_ARCH_PPC64,   AUDIT_ARCH_PPC64 },
 #elif defined(__powerpc64__)
-        { SCMP_ARCH_PPC64LE, AUDIT_ARCH_PPC64LE, 0 },
+        { SCMP_ARCH_PPC64LE, AUDIT_ARCH_PPC64LE },
 #elif defined(__powerpc__)
-        { SCMP_ARCH_PPC,     AUDIT_ARCH_PPC,     0 },
+        { SCMP_ARCH_PPC,     AUDIT_ARCH_PPC },
 #elif defined(__s390x__)
-        { SCMP_ARCH_S390X,   AUDIT_ARCH_S390X,   0 },
-        { SCMP_ARCH_S390,    AUDIT_ARCH_S390,    0 },
+        { SCMP_ARCH_S390X,   AUDIT_ARCH_S390X },
 #elif defined(__s390__)
-        { SCMP_ARCH_S390,    AUDIT_ARCH_S390,    0 },
+        { SCMP_ARCH_S390,    AUDIT_ARCH_S390 },
 #elif defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
-        { SCMP_ARCH_RISCV64, AUDIT_ARCH_RISCV64, 0 },
+        { SCMP_ARCH_RISCV64, AUDIT_ARCH_RISCV64 },
 #elif defined(__loongarch_lp64) && defined(SCMP_ARCH_LOONGARCH64)
-        { SCMP_ARCH_LOONGARCH64, AUDIT_ARCH_LOONGARCH64, 0 },
+        { SCMP_ARCH_LOONGARCH64, AUDIT_ARCH_LOONGARCH64 },
 #else
-#  error "src/linux/seccomp.c: list every syscall ABI this architecture can run"
+#  error "src/linux/seccomp.c: name this architecture's syscall ABI"
 #endif
 };
 
@@ -191,49 +156,142 @@ uint32_t sbx__seccomp_arch_token(size_t i)
         return i < SBX__ARRAY_SIZE(sc_arches) ? sc_arches[i].scmp : 0;
 }
 
-/* ---------------------------------------------------------- rule tables */
+/* ---------------------------------------------------------- the lists */
+
+/*
+ * What a confined command may call, by group (docs/seccomp.md gives each
+ * group's reason).  Names, not numbers: libseccomp resolves each for the
+ * native ABI, and a name the ABI does not have (stat64 on x86_64,
+ * arch_prctl on aarch64) is skipped.  A name no supported ABI knows is a
+ * typo and fails the build (sc_check_names).
+ */
+static const char *const sc_allow[] = {
+        /* files: open, read, write, close, seek, sync */
+        "open", "openat", "openat2", "creat", "close", "close_range", "read", "readv",
+        "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev", "pwritev2",
+        "lseek", "_llseek", "fsync", "fdatasync", "sync", "syncfs", "sync_file_range",
+        "sync_file_range2", "arm_sync_file_range", "fallocate", "fadvise64", "fadvise64_64",
+        "arm_fadvise64_64", "readahead", "ftruncate", "ftruncate64", "truncate", "truncate64",
+        "sendfile", "sendfile64", "splice", "tee", "vmsplice", "copy_file_range",
+        "dup", "dup2", "dup3", "fcntl", "fcntl64", "flock", "ioctl", "memfd_create",
+        /* names and metadata (Landlock and the mounts decide where) */
+        "stat", "stat64", "lstat", "lstat64", "fstat", "fstat64", "newfstatat", "fstatat64",
+        "statx", "statfs", "statfs64", "fstatfs", "fstatfs64", "access", "faccessat",
+        "faccessat2", "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir",
+        "fchdir", "mkdir", "mkdirat", "mknod", "mknodat", "rmdir", "unlink", "unlinkat",
+        "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "umask",
+        "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "chown32",
+        "fchown32", "lchown32", "utime", "utimes", "futimesat", "utimensat",
+        "utimensat_time64", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
+        "flistxattr", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
+        "fremovexattr", "inotify_init", "inotify_init1", "inotify_add_watch",
+        "inotify_rm_watch",
+        /* memory */
+        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync",
+        "mlock", "mlock2", "munlock", "mlockall", "munlockall", "remap_file_pages", "mbind",
+        "get_mempolicy", "set_mempolicy", "set_mempolicy_home_node", "membarrier",
+        "pkey_alloc", "pkey_free", "pkey_mprotect", "move_pages", "migrate_pages",
+        "cacheflush", "riscv_flush_icache",
+        /* processes and threads (clone's flags: the argument filter) */
+        "clone", "clone3", "fork", "vfork", "execve", "execveat", "exit", "exit_group",
+        "wait4", "waitid", "waitpid", "set_tid_address", "set_robust_list",
+        "get_robust_list", "futex", "futex_time64", "futex_waitv", "rseq", "arch_prctl",
+        "set_tls", "prctl", "personality", "seccomp", "landlock_create_ruleset",
+        "landlock_add_rule", "landlock_restrict_self", "pidfd_open", "restart_syscall",
+        /* identity (no capability is held and no_new_privs is set) */
+        "getpid", "getppid", "gettid", "getpgid", "setpgid", "getpgrp", "getsid", "setsid",
+        "getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32",
+        "getegid32", "getresuid", "getresgid", "getresuid32", "getresgid32", "getgroups",
+        "getgroups32", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
+        "setfsuid", "setfsgid", "setuid32", "setgid32", "setreuid32", "setregid32",
+        "setresuid32", "setresgid32", "setfsuid32", "setfsgid32", "setgroups", "setgroups32",
+        "capget", "capset",
+        /* scheduling and limits (on rung 2 only of the caller: argument filter) */
+        "sched_yield", "sched_getaffinity", "sched_setaffinity", "sched_getparam",
+        "sched_setparam", "sched_getscheduler", "sched_setscheduler", "sched_getattr",
+        "sched_setattr", "sched_get_priority_max", "sched_get_priority_min",
+        "sched_rr_get_interval", "sched_rr_get_interval_time64", "getpriority",
+        "setpriority", "nice", "ioprio_get", "ioprio_set", "getrlimit", "ugetrlimit",
+        "setrlimit", "prlimit64", "getrusage", "times", "getcpu",
+        /* signals (whom a signal may reach: Landlock's signal scope, the pid
+         * namespace) */
+        "kill", "tkill", "tgkill", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
+        "sigreturn", "rt_sigpending", "rt_sigsuspend", "rt_sigtimedwait",
+        "rt_sigtimedwait_time64", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "sigaltstack",
+        "signal", "sigaction", "sigprocmask", "sigpending", "sigsuspend", "signalfd",
+        "signalfd4", "pause", "pidfd_send_signal",
+        /* time (reading it, sleeping, timers; setting the clock is refused) */
+        "clock_gettime", "clock_gettime64", "clock_getres", "clock_getres_time64",
+        "clock_nanosleep", "clock_nanosleep_time64", "nanosleep", "gettimeofday", "time",
+        "alarm", "getitimer", "setitimer", "timer_create", "timer_settime",
+        "timer_settime64", "timer_gettime", "timer_gettime64", "timer_getoverrun",
+        "timer_delete", "timerfd_create", "timerfd_settime", "timerfd_settime64",
+        "timerfd_gettime", "timerfd_gettime64",
+        /* waiting for events */
+        "select", "_newselect", "pselect6", "pselect6_time64", "poll", "ppoll",
+        "ppoll_time64", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
+        "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "io_setup", "io_destroy",
+        "io_submit", "io_cancel", "io_getevents", "io_pgetevents", "io_pgetevents_time64",
+        /* pipes and sockets (families and types: the argument filter;
+         * addresses: the network namespace, Landlock, the supervisor) */
+        "pipe", "pipe2", "socket", "socketpair", "bind", "connect", "listen", "accept",
+        "accept4", "getsockname", "getpeername", "sendto", "send", "sendmsg", "sendmmsg",
+        "recvfrom", "recv", "recvmsg", "recvmmsg", "recvmmsg_time64", "shutdown",
+        "setsockopt", "getsockopt", "socketcall",
+        /* the machine, read-only */
+        "uname", "sysinfo", "getrandom",
+};
+
+/* System V IPC and POSIX message queues: their objects are found by key or
+ * name in the IPC namespace, which no Landlock rule covers.  Allowed only
+ * with an IPC namespace of the command's own (rung 1, bwrap); without one
+ * (SBX__SC_HOST_NS) they are refused with EPERM. */
+static const char *const sc_ipc[] = {
+        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+        "semget", "semop", "semtimedop", "semtimedop_time64", "semctl", "ipc",
+        "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64", "mq_timedreceive",
+        "mq_timedreceive_time64", "mq_notify", "mq_getsetattr",
+};
+
+/* Calls that exist and that a command must never make: EPERM, so tools say
+ * "Operation not permitted".  Everything not named in any list gets ENOSYS;
+ * this list only chooses the friendlier answer. */
+static const char *const sc_refuse[] = {
+        /* namespaces and mounts */
+        "unshare", "setns", "mount", "umount", "umount2", "pivot_root", "chroot",
+        "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount",
+        "fspick", "mount_setattr",
+        /* reaching into other processes */
+        "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd",
+        "kcmp", "process_mrelease",
+        /* kernel attack surface and host-wide state */
+        "bpf", "keyctl", "add_key", "request_key", "perf_event_open", "userfaultfd",
+        "io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load",
+        "kexec_file_load", "init_module", "finit_module", "delete_module", "acct", "swapon",
+        "swapoff", "reboot", "syslog", "quotactl", "quotactl_fd", "lookup_dcookie",
+        "open_by_handle_at", "name_to_handle_at", "iopl", "ioperm", "vm86", "vm86old",
+        "modify_ldt", "sethostname", "setdomainname", "fanotify_init", "fanotify_mark",
+        "vhangup", "nfsservctl", "uselib", "_sysctl", "sysfs", "ustat",
+        /* the clock */
+        "settimeofday", "stime", "clock_settime", "clock_settime64", "clock_adjtime",
+        "clock_adjtime64", "adjtimex",
+};
+
+static const struct sc_sys_arg {
+        const char *name;
+        unsigned int arg;
+} sc_self_pid[] = {
+        /* (name, index of the pid argument): only pid 0, the caller */
+        { "prlimit64", 0 },         { "sched_setaffinity", 0 }, { "sched_setparam", 0 },
+        { "sched_setscheduler", 0 }, { "sched_setattr", 0 },    { "move_pages", 0 },
+        { "migrate_pages", 0 },     { "get_robust_list", 0 },
+};
 
 struct sc_sys {
         int         nr;         /* SCMP_SYS(): native or libseccomp pseudo number */
         const char *name;
 };
 #define SC_SYS(x) { SCMP_SYS(x), #x }
-
-/* Refused with EPERM whatever the arguments. */
-static const struct sc_sys sc_deny[] = {
-        /* new namespaces and mounts */
-        SC_SYS(unshare), SC_SYS(setns),
-        SC_SYS(mount), SC_SYS(umount), SC_SYS(umount2), SC_SYS(pivot_root), SC_SYS(chroot),
-        SC_SYS(move_mount), SC_SYS(open_tree), SC_SYS(fsopen), SC_SYS(fsconfig),
-        SC_SYS(fsmount), SC_SYS(fspick), SC_SYS(mount_setattr),
-        /* reaching into other processes */
-        SC_SYS(ptrace), SC_SYS(process_vm_readv), SC_SYS(process_vm_writev),
-        SC_SYS(process_madvise), SC_SYS(pidfd_getfd), SC_SYS(kcmp),
-        /* kernel attack surface and host-wide state */
-        SC_SYS(bpf), SC_SYS(keyctl), SC_SYS(add_key), SC_SYS(request_key),
-        SC_SYS(perf_event_open), SC_SYS(userfaultfd),
-        SC_SYS(io_uring_setup), SC_SYS(io_uring_enter), SC_SYS(io_uring_register),
-        SC_SYS(kexec_load), SC_SYS(kexec_file_load),
-        SC_SYS(init_module), SC_SYS(finit_module), SC_SYS(delete_module),
-        SC_SYS(acct), SC_SYS(swapon), SC_SYS(swapoff), SC_SYS(reboot), SC_SYS(syslog),
-        SC_SYS(quotactl), SC_SYS(quotactl_fd), SC_SYS(lookup_dcookie),
-        SC_SYS(open_by_handle_at), SC_SYS(name_to_handle_at),
-        SC_SYS(iopl), SC_SYS(ioperm), SC_SYS(vm86), SC_SYS(vm86old),
-        /* setting the clock */
-        SC_SYS(settimeofday), SC_SYS(stime), SC_SYS(clock_settime), SC_SYS(clock_settime64),
-        SC_SYS(clock_adjtime), SC_SYS(clock_adjtime64), SC_SYS(adjtimex),
-#ifdef __SNR_open_tree_attr
-        SC_SYS(open_tree_attr),
-#endif
-};
-
-/* Restricted by argument below; listed for the x86_64/x32 prologue. */
-static const char *const sc_filtered[] = {
-        "clone", "clone3", "ioctl", "personality", "mknod", "mknodat", "socket", "socketpair",
-        "chmod", "fchmod", "fchmodat", "open", "openat", "creat", "mkdir", "mkdirat", "openat2",
-        "chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat", "utimensat",
-        "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
-};
 
 static const uint32_t sc_clone_ns[] = {
         CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
@@ -542,156 +600,103 @@ static sbx_code sc_add_socket(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err
         return rc;
 }
 
-/* ------------------------------------------------------------- prologue */
-
-struct sc_raw {
-        uint32_t audit;         /* seccomp_data.arch */
-        uint32_t nr;            /* seccomp_data.nr */
-        uint32_t ret;           /* SECCOMP_RET_ERRNO | errno */
-};
-
-#define SC_RAW_MAX 128
-
-struct sc_raws {
-        struct sc_raw e[SC_RAW_MAX];
-        size_t        n;
-};
-
-static int sc_raw_add(struct sc_raws *r, uint32_t audit, uint32_t nr, uint32_t ret)
+/*
+ * SBX__SC_HOST_NS: no pid namespace hides the host's processes, so a call
+ * that names a process by pid may name only the caller (0).  setpriority
+ * and ioprio_set take (which, who): the caller or its own process group
+ * (the sandbox's, after setsid), never a user's processes.
+ */
+static sbx_code sc_add_host_ns(scmp_filter_ctx ctx, sbx_error *err)
 {
+        const uint32_t act = SCMP_ACT_ERRNO(EPERM);
+        struct scmp_arg_cmp c;
+        sbx_code rc = SBX_OK;
         size_t i;
+        int nr;
 
-        for (i = 0; i < r->n; i++)
-                if (r->e[i].audit == audit && r->e[i].nr == nr)
-                        return 0;
-        if (r->n == SC_RAW_MAX)
-                return -E2BIG;
-        r->e[r->n].audit = audit;
-        r->e[r->n].nr = nr;
-        r->e[r->n].ret = ret;
-        r->n++;
-        return 0;
-}
-
-static int sc_arch_is_local(uint32_t scmp)
-{
-        size_t i;
-
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_arches); i++)
-                if (sc_arches[i].scmp == scmp)
-                        return 1;
-        return 0;
-}
-
-/* The cross-table numbers of one syscall name (see the file comment). */
-static int sc_raw_cross_table(struct sc_raws *r, const char *name)
-{
-        const uint32_t enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-        int n64 = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
-        int n32 = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X32, name);
-        int rc;
-
-        if (n64 < 0 || n32 < 0 || (uint32_t) n32 == ((uint32_t) n64 | SC_X32_BIT))
-                return 0;
-        rc = sc_raw_add(r, AUDIT_ARCH_X86_64, (uint32_t) n64 | SC_X32_BIT, enosys);
-        if (rc == 0 && ((uint32_t) n32 & ~SC_X32_BIT) >= 512)
-                rc = sc_raw_add(r, AUDIT_ARCH_X86_64, (uint32_t) n32 & ~SC_X32_BIT, enosys);
+        for (i = 0; i < SBX__ARRAY_SIZE(sc_self_pid) && rc == SBX_OK; i++) {
+                nr = seccomp_syscall_resolve_name(sc_self_pid[i].name);
+                if (nr == __NR_SCMP_ERROR)
+                        continue;
+                c = sc_cmp(sc_self_pid[i].arg, SCMP_CMP_NE, 0, 0);
+                rc = sc_rule(ctx, act, nr, sc_self_pid[i].name, 1, &c, err);
+        }
+        /* setpriority: PRIO_PROCESS (0) or PRIO_PGRP (1), who 0 */
+        c = sc_cmp(0, SCMP_CMP_GT, 1, 0);
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(setpriority), "setpriority", 1, &c, err);
+        c = sc_cmp(1, SCMP_CMP_NE, 0, 0);
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(setpriority), "setpriority", 1, &c, err);
+        /* ioprio_set: IOPRIO_WHO_PROCESS (1) or IOPRIO_WHO_PGRP (2), who 0 */
+        c = sc_cmp(0, SCMP_CMP_GT, 2, 0);
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(ioprio_set), "ioprio_set", 1, &c, err);
+        c = sc_cmp(1, SCMP_CMP_NE, 0, 0);
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(ioprio_set), "ioprio_set", 1, &c, err);
         return rc;
 }
 
-/* Fill r with the raw-number rules; 0 or -E2BIG. */
-static int sc_raw_collect(struct sc_raws *r)
+/* The allow-list stage: default ENOSYS, ALLOW for sc_allow (and sc_ipc with
+ * an IPC namespace), EPERM for sc_refuse (and sc_ipc without one). */
+static sbx_code sc_add_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
+                             uint32_t action, sbx_error *err)
 {
+        sbx_code rc = SBX_OK;
         size_t i;
-        int rc = 0;
+        int nr;
 
-        r->n = 0;
-        if (sc_arch_is_local(SCMP_ARCH_X86_64) && sc_arch_is_local(SCMP_ARCH_X32)) {
-                for (i = 0; i < SBX__ARRAY_SIZE(sc_deny) && rc == 0; i++)
-                        rc = sc_raw_cross_table(r, sc_deny[i].name);
-                for (i = 0; i < SBX__ARRAY_SIZE(sc_filtered) && rc == 0; i++)
-                        rc = sc_raw_cross_table(r, sc_filtered[i]);
+        for (i = 0; i < n && rc == SBX_OK; i++) {
+                nr = seccomp_syscall_resolve_name(names[i]);
+                if (nr == __NR_SCMP_ERROR)
+                        continue;       /* not a syscall of this ABI */
+                rc = sc_rule(ctx, action, nr, names[i], 0, NULL, err);
         }
-        /* fchmodat2 carries a mode we cannot inspect here; setxattrat and
-         * removexattrat postdate libseccomp 2.5.4.  ENOSYS: libc falls back
-         * to the calls the filter does inspect. */
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_arches) && rc == 0; i++) {
-                const uint32_t enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-
-                rc = sc_raw_add(r, sc_arches[i].audit, SC_NR_FCHMODAT2 | sc_arches[i].nr_bit, enosys);
-                if (rc == 0)
-                        rc = sc_raw_add(r, sc_arches[i].audit, SC_NR_SETXATTRAT | sc_arches[i].nr_bit,
-                                        enosys);
-                if (rc == 0)
-                        rc = sc_raw_add(r, sc_arches[i].audit,
-                                        SC_NR_REMOVEXATTRAT | sc_arches[i].nr_bit, enosys);
-                if (rc == 0)
-                        rc = sc_raw_add(r, sc_arches[i].audit,
-                                        SC_NR_FILE_SETATTR | sc_arches[i].nr_bit, enosys);
-        }
-#ifndef __SNR_open_tree_attr
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_arches) && rc == 0; i++)
-                rc = sc_raw_add(r, sc_arches[i].audit, SC_NR_OPEN_TREE_ATTR | sc_arches[i].nr_bit,
-                                SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
-#endif
         return rc;
 }
 
-#define SC_STMT(c, k)           ((struct sock_filter) BPF_STMT((c), (k)))
-#define SC_JUMP(c, k, t, f)     ((struct sock_filter) BPF_JUMP((c), (k), (t), (f)))
-#define SC_OFF_NR               ((uint32_t) offsetof(struct seccomp_data, nr))
-#define SC_OFF_ARCH             ((uint32_t) offsetof(struct seccomp_data, arch))
+static sbx_code sc_populate_allow(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
+{
+        const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+        sbx_code rc;
+
+        rc = sc_add_names(ctx, sc_allow, SBX__ARRAY_SIZE(sc_allow), SCMP_ACT_ALLOW, err);
+        if (rc == SBX_OK)
+                rc = sc_add_names(ctx, sc_ipc, SBX__ARRAY_SIZE(sc_ipc),
+                                  (opts & SBX__SC_HOST_NS) ? eperm : SCMP_ACT_ALLOW, err);
+        if (rc == SBX_OK)
+                rc = sc_add_names(ctx, sc_refuse, SBX__ARRAY_SIZE(sc_refuse), eperm, err);
+        return rc;
+}
 
 /*
- * Emit the prologue into p (room for cap instructions):
- *
- *   per arch:  ld arch; jeq ARCH ? next : <next arch, or out>
- *              ld nr;   jeq NR1 -> ret1; jeq NR2 -> ret2; ...; ja out
- *   ret1; ret2; ...
- *   out:       (the libseccomp program)
- *
- * Only forward jumps, all inside the prologue; the libseccomp program that
- * follows uses relative jumps only, so moving it does not change it.
- * Returns the instruction count (0 when there is nothing to add) or -E2BIG.
+ * Every name in the lists must be a syscall of some ABI libseccomp knows:
+ * a typo would silently allow nothing (or refuse nothing).  Checked where
+ * the program is compiled; 0 or the first unknown name.
  */
-static int sc_raw_emit(const struct sc_raws *r, struct sock_filter *p, size_t cap)
+static const char *sc_check_names(void)
 {
-        uint32_t arch[SC_RAW_MAX];
-        size_t jeq_at[SC_RAW_MAX];
-        size_t n = 0, narch = 0, total, a, i, jf_at, ja_at;
+        static const uint32_t abis[] = {
+                SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32, SCMP_ARCH_AARCH64,
+                SCMP_ARCH_ARM, SCMP_ARCH_PPC64LE, SCMP_ARCH_S390X, SCMP_ARCH_RISCV64,
+        };
+        const char *const *lists[] = { sc_allow, sc_ipc, sc_refuse };
+        const size_t lens[] = { SBX__ARRAY_SIZE(sc_allow), SBX__ARRAY_SIZE(sc_ipc),
+                                SBX__ARRAY_SIZE(sc_refuse) };
+        size_t l, i, a;
 
-        for (i = 0; i < r->n; i++) {
-                for (a = 0; a < narch && arch[a] != r->e[i].audit; a++)
-                        ;
-                if (a == narch)
-                        arch[narch++] = r->e[i].audit;
-        }
-        total = 4 * narch + 2 * r->n;
-        if (total > cap || total > 255)
-                return -E2BIG;
-        for (a = 0; a < narch; a++) {
-                p[n++] = SC_STMT(BPF_LD | BPF_W | BPF_ABS, SC_OFF_ARCH);
-                jf_at = n;
-                p[n++] = SC_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch[a], 0, 0);
-                p[n++] = SC_STMT(BPF_LD | BPF_W | BPF_ABS, SC_OFF_NR);
-                for (i = 0; i < r->n; i++) {
-                        if (r->e[i].audit != arch[a])
-                                continue;
-                        jeq_at[i] = n;
-                        p[n++] = SC_JUMP(BPF_JMP | BPF_JEQ | BPF_K, r->e[i].nr, 0, 0);
+        for (l = 0; l < SBX__ARRAY_SIZE(lists); l++) {
+                for (i = 0; i < lens[l]; i++) {
+                        for (a = 0; a < SBX__ARRAY_SIZE(abis); a++)
+                                if (seccomp_syscall_resolve_name_arch(abis[a], lists[l][i]) !=
+                                    __NR_SCMP_ERROR)
+                                        break;
+                        if (a == SBX__ARRAY_SIZE(abis))
+                                return lists[l][i];
                 }
-                ja_at = n;
-                p[n++] = SC_STMT(BPF_JMP | BPF_JA, 0);
-                /* another arch: the next group, or past the returns */
-                p[jf_at].jf = (uint8_t) ((a + 1 < narch ? n : total) - (jf_at + 1));
-                p[ja_at].k = (uint32_t) (total - (ja_at + 1));
         }
-        for (i = 0; i < r->n; i++) {
-                p[n] = SC_STMT(BPF_RET | BPF_K, r->e[i].ret);
-                p[jeq_at[i]].jt = (uint8_t) (n - (jeq_at[i] + 1));
-                n++;
-        }
-        return (int) n;
+        return NULL;
 }
 
 /* --------------------------------------------------------------- export */
@@ -714,10 +719,9 @@ static int sc_read_all(int fd, void *buf, size_t len)
         return 0;
 }
 
-/* Export ctx behind `pro` (npro instructions) into one malloc'd program.
+/* Export ctx into one malloc'd program (*prog_out, *len_out instructions).
  * libseccomp 2.5 has no export-to-memory, so it goes through a memfd. */
-static sbx_code sc_export(scmp_filter_ctx ctx, const struct sock_filter *pro, size_t npro,
-                          struct sock_filter **prog_out, size_t *len_out, sbx_error *err)
+static sbx_code sc_export(scmp_filter_ctx ctx, void **prog_out, size_t *len_out, sbx_error *err)
 {
         struct sock_filter *prog = NULL;
         struct stat st;
@@ -747,27 +751,19 @@ static sbx_code sc_export(scmp_filter_ctx ctx, const struct sock_filter *pro, si
                 goto out;
         }
         nlib = (size_t) st.st_size / sizeof(struct sock_filter);
-        if (npro + nlib > BPF_MAXINSNS) {
-                code = sbx__fail(err, SBX_E_INTERNAL, E2BIG,
-                                 "seccomp: the filter needs %zu instructions, the kernel takes %d",
-                                 npro + nlib, BPF_MAXINSNS);
-                goto out;
-        }
-        prog = malloc((npro + nlib) * sizeof(*prog));
+        prog = malloc(nlib * sizeof(*prog));
         if (prog == NULL) {
                 code = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
                 goto out;
         }
-        if (npro > 0)
-                memcpy(prog, pro, npro * sizeof(*prog));
-        r = sc_read_all(fd, prog + npro, nlib * sizeof(*prog));
+        r = sc_read_all(fd, prog, nlib * sizeof(*prog));
         if (r < 0) {
                 free(prog);
                 code = sbx__fail(err, SBX_E_INTERNAL, -r, "seccomp: reading the BPF export back");
                 goto out;
         }
         *prog_out = prog;
-        *len_out = npro + nlib;
+        *len_out = nlib;
         code = SBX_OK;
 out:
         (void) close(fd);
@@ -776,13 +772,18 @@ out:
 
 /* ------------------------------------------------------------------ API */
 
-static sbx_code sc_populate(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
+/* A context for the native ABI only, killing every other. */
+static sbx_code sc_ctx_new(uint32_t def, scmp_filter_ctx *out, sbx_error *err)
 {
         uint32_t badarch = SCMP_ACT_KILL_PROCESS;
-        sbx_code rc = SBX_OK;
-        size_t i;
+        scmp_filter_ctx ctx;
         int r;
 
+        ctx = seccomp_init(def);
+        if (ctx == NULL)
+                return sbx__fail(err, SBX_E_INTERNAL, 0,
+                                 "seccomp: seccomp_init failed (out of memory, or libseccomp "
+                                 "does not support this architecture)");
         /* KILL_PROCESS needs Linux 4.14; older kernels kill the thread,
          * which still never runs the syscall. */
         r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, badarch);
@@ -790,21 +791,32 @@ static sbx_code sc_populate(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
                 badarch = SCMP_ACT_KILL_THREAD;
                 r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, badarch);
         }
-        if (r < 0)
-                return sbx__fail(err, sc_code(r), -r,
-                                 "seccomp: cannot set the bad-architecture action to kill "
-                                 "(libseccomp error %d)", r);
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_arches); i++) {
-                r = seccomp_arch_add(ctx, sc_arches[i].scmp);
-                if (r < 0 && r != -EEXIST)
-                        return sbx__fail(err, sc_code(r), -r,
-                                         "seccomp: cannot add local architecture 0x%x "
-                                         "(libseccomp error %d)", (unsigned int) sc_arches[i].scmp, r);
+        if (r == 0 && seccomp_arch_native() != sc_arches[0].scmp) {
+                r = seccomp_arch_add(ctx, sc_arches[0].scmp);
+                if (r == 0)
+                        r = seccomp_arch_remove(ctx, seccomp_arch_native());
         }
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_deny) && rc == SBX_OK; i++)
-                rc = sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), sc_deny[i].nr, sc_deny[i].name, 0, NULL, err);
-        if (rc == SBX_OK)
-                rc = sc_add_clone(ctx, err);
+        if (r < 0) {
+                seccomp_release(ctx);
+                return sbx__fail(err, sc_code(r), -r,
+                                 "seccomp: cannot set up the native architecture (libseccomp "
+                                 "error %d)", r);
+        }
+        /* A binary tree of syscall numbers instead of a linear chain: every
+         * syscall of the confined command runs fewer instructions, and the
+         * kernel converts and JITs the program in about half the time
+         * (docs/performance.md).  Best effort: an older libseccomp without
+         * the attribute produces the linear chain. */
+        (void) seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+        *out = ctx;
+        return SBX_OK;
+}
+
+static sbx_code sc_populate_args(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
+{
+        sbx_code rc;
+
+        rc = sc_add_clone(ctx, err);
         if (rc == SBX_OK)
                 rc = sc_add_ioctl(ctx, err);
         if (rc == SBX_OK)
@@ -819,50 +831,83 @@ static sbx_code sc_populate(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err)
                 rc = sc_add_listener(ctx, err);
         if (rc == SBX_OK && (opts & SBX__SC_DENY_METADATA) != 0)
                 rc = sc_add_metadata(ctx, err);
+        if (rc == SBX_OK && (opts & SBX__SC_HOST_NS) != 0)
+                rc = sc_add_host_ns(ctx, err);
         return rc;
+}
+
+/*
+ * One program from the two stages: `allow` runs first, and each of its
+ * `ret ALLOW` becomes `ja` to the first instruction of `args`.  Both are
+ * libseccomp output: forward relative jumps only, each ends in returns,
+ * neither reads scratch memory it did not write, and `args` starts by
+ * loading what it tests.  So appending `args` moves nothing, and a call
+ * the allow-list stage refuses never reaches it.
+ */
+static sbx_code sc_link(const struct sbx__bpf *allow, const struct sbx__bpf *args,
+                        struct sbx__bpf *out, sbx_error *err)
+{
+        const struct sock_filter *a = allow->filter;
+        struct sock_filter *p;
+        size_t i, n = allow->len + args->len;
+
+        if (n > BPF_MAXINSNS)
+                return sbx__fail(err, SBX_E_INTERNAL, E2BIG,
+                                 "seccomp: the filter needs %zu instructions, the kernel takes %d",
+                                 n, BPF_MAXINSNS);
+        p = malloc(n * sizeof(*p));
+        if (p == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
+        for (i = 0; i < allow->len; i++) {
+                p[i] = a[i];
+                if (a[i].code == (BPF_RET | BPF_K) && a[i].k == SECCOMP_RET_ALLOW) {
+                        p[i].code = BPF_JMP | BPF_JA;
+                        p[i].jt = p[i].jf = 0;
+                        p[i].k = (uint32_t) (allow->len - (i + 1));
+                } else if (BPF_CLASS(a[i].code) == BPF_RET && BPF_RVAL(a[i].code) != BPF_K) {
+                        free(p);
+                        return sbx__fail(err, SBX_E_INTERNAL, 0,
+                                         "seccomp: libseccomp returned a computed action "
+                                         "(instruction %zu); the stages cannot be linked", i);
+                }
+        }
+        memcpy(p + allow->len, args->filter, args->len * sizeof(*p));
+        out->filter = p;
+        out->len = n;
+        return SBX_OK;
 }
 
 static sbx_code sc_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
 {
-        struct sock_filter pro[512];
-        struct sc_raws raws;
-        struct sock_filter *prog = NULL;
+        struct sbx__bpf stage[2] = { { NULL, 0 }, { NULL, 0 } };
         scmp_filter_ctx ctx;
-        size_t len = 0;
-        sbx_code rc;
-        int npro;
+        const char *bad;
+        sbx_code rc = SBX_OK;
+        int s;
 
         if (out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: out is NULL");
         if ((opts & ~SC_OPTS_ALL) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: unknown option bits 0x%x",
                                  (unsigned int) (opts & ~SC_OPTS_ALL));
-        npro = sc_raw_collect(&raws);
-        if (npro == 0)
-                npro = sc_raw_emit(&raws, pro, SBX__ARRAY_SIZE(pro));
-        if (npro < 0)
-                return sbx__fail(err, SBX_E_INTERNAL, -npro,
-                                 "seccomp: the x86_64/x32 raw-number prologue does not fit");
-        ctx = seccomp_init(SCMP_ACT_ALLOW);
-        if (ctx == NULL)
+        if ((bad = sc_check_names()) != NULL)
                 return sbx__fail(err, SBX_E_INTERNAL, 0,
-                                 "seccomp: seccomp_init failed (out of memory, or libseccomp "
-                                 "does not support this architecture)");
-        /* A binary tree of syscall numbers instead of a linear chain: every
-         * syscall of the confined command runs fewer instructions, and the
-         * kernel converts and JITs the program in about half the time
-         * (measured in bench/, docs/performance.md).  Best effort: an older
-         * libseccomp without the attribute produces the linear chain. */
-        (void) seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-        rc = sc_populate(ctx, opts, err);
+                                 "seccomp: \"%s\" is not a system call libseccomp knows on any "
+                                 "supported architecture", bad);
+        for (s = 0; s < 2 && rc == SBX_OK; s++) {
+                rc = sc_ctx_new(s == 0 ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ALLOW, &ctx, err);
+                if (rc != SBX_OK)
+                        break;
+                rc = s == 0 ? sc_populate_allow(ctx, opts, err) : sc_populate_args(ctx, opts, err);
+                if (rc == SBX_OK)
+                        rc = sc_export(ctx, &stage[s].filter, &stage[s].len, err);
+                seccomp_release(ctx);
+        }
         if (rc == SBX_OK)
-                rc = sc_export(ctx, pro, (size_t) npro, &prog, &len, err);
-        seccomp_release(ctx);
-        if (rc != SBX_OK)
-                return rc;
-        out->filter = prog;
-        out->len = len;
-        return SBX_OK;
+                rc = sc_link(&stage[0], &stage[1], out, err);
+        sbx__seccomp_free(&stage[0]);
+        sbx__seccomp_free(&stage[1]);
+        return rc;
 }
 
 sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err)

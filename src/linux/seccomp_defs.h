@@ -26,18 +26,9 @@
 #  error "<sys/ioctl.h> does not define TIOCSTI/TIOCLINUX"
 #endif
 
-#define SC_X32_BIT              0x40000000u
-/* open_tree_attr (Linux 6.15): new syscalls share one number on every ABI
- * in sc_arches (MIPS and alpha, which offset them, are not supported). */
-#define SC_NR_OPEN_TREE_ATTR    467u
 #define SC_OPTS_ALL             (SBX__SC_DENY_INET | SBX__SC_DENY_UNIX_PATH | \
                                  SBX__SC_DENY_METADATA | SBX__SC_UNIX_STREAM | \
-                                 SBX__SC_INET_NOTIFY)
-/* Newer than libseccomp 2.5.4's table; one number on every ABI we list. */
-#define SC_NR_FCHMODAT2         452u
-#define SC_NR_SETXATTRAT        463u
-#define SC_NR_REMOVEXATTRAT     466u
-#define SC_NR_FILE_SETATTR      469u
+                                 SBX__SC_INET_NOTIFY | SBX__SC_HOST_NS)
 
 /* clone's flags argument (s390 swaps newsp and flags). */
 #if defined(__s390__) || defined(__s390x__)
