@@ -163,7 +163,7 @@ static sbx_child *start_victim(struct fx *f, int32_t backend, const char *paths,
         assert_int_equal(sbx_profile_new(&cfg, &q, &e), SBX_OK);
         assert_int_equal(sbx_plan_compile(q, &plan, &e), SBX_OK);
         snprintf(script, sizeof(script),
-                 "echo " SECRET " > \"$HOME/k\"; echo " SECRET " > \"$TMPDIR/k\"; "
+                 "echo " SECRET " > \"$HOME/k\"; echo " SECRET " > \"$TMPDIR/k\"; cd \"$TMPDIR\"; "
                  "printf '%%s\\n%%s\\n' \"$HOME\" \"$TMPDIR\" > '%s.part' && mv '%s.part' '%s'; "
                  "cat > /dev/null", paths, paths, paths);
         assert_int_equal(pipe2(in, O_CLOEXEC), 0);
@@ -209,12 +209,13 @@ static int victim_paths(sbx_child *child, const char *paths, char *home, char *t
 }
 
 /* The attack on a scratch pair: read, list (the directories and their
- * parents), write.  The output must not hold the secret; the host checks
+ * parents), write, read through /proc (a victim's cwd is its TMPDIR).  The
+ * output must not hold the secret; the host checks
  * the write. */
 #define ATTACK                                                                                   \
         "cat \"$1/k\" \"$2/k\"; ls -a \"$1\" \"$2\" \"${1%/*}\" \"${2%/*}\" \"${1%/*/*}\"; "      \
         "find \"${1%/*}\" \"${2%/*}\" -maxdepth 3; echo pwn > \"$2/pwn\"; echo pwn > \"$1/pwn\"; " \
-        "mkdir \"$2/pwnd\"; true"
+        "mkdir \"$2/pwnd\"; cat /proc/[0-9]*/cwd/k /proc/[0-9]*/root\"$2/k\" 2>/dev/null; true"
 
 static void check_untouched(struct fx *f, const char *home, const char *tmp, const char *who,
                             const struct res *res)
