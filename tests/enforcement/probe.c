@@ -25,7 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/mman.h>
+#include <mqueue.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -940,6 +945,122 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "kill") == 0) {
                 NEED(1);
                 TRY(kill((pid_t) atoi(a), SIGTERM));
+                return 0;
+        }
+        /* Calls that act on a process named by pid (or a user's processes):
+         * each tries to change the target; the test checks the target from
+         * the host. */
+        if (strcmp(cmd, "prlimit") == 0) {
+                struct rlimit rl = { 3, 3 };
+
+                NEED(1);
+                TRY(prlimit((pid_t) atoi(a), RLIMIT_NOFILE, &rl, NULL));
+                return 0;
+        }
+        if (strcmp(cmd, "setaffinity") == 0) {
+                cpu_set_t set;
+
+                NEED(1);
+                CPU_ZERO(&set);
+                CPU_SET(0, &set);
+                TRY(sched_setaffinity((pid_t) atoi(a), sizeof(set), &set));
+                return 0;
+        }
+        if (strcmp(cmd, "setscheduler") == 0) {
+                struct sched_param sp = { 0 };
+
+                NEED(1);
+                TRY(sched_setscheduler((pid_t) atoi(a), SCHED_IDLE, &sp));
+                return 0;
+        }
+        if (strcmp(cmd, "setattr") == 0) {
+                uint32_t attr[14] = { 0 };      /* struct sched_attr, version 1 */
+
+                NEED(1);
+                attr[0] = sizeof(attr);
+                attr[1] = SCHED_IDLE;
+                TRY(syscall(SYS_sched_setattr, (pid_t) atoi(a), attr, 0));
+                return 0;
+        }
+        if (strcmp(cmd, "setpriority") == 0) {
+                NEED(2);        /* which who */
+                TRY(setpriority(atoi(a), (id_t) atol(b), 19));
+                return 0;
+        }
+        if (strcmp(cmd, "ioprio") == 0) {
+                NEED(2);        /* which who; class IDLE (3) */
+                TRY(syscall(SYS_ioprio_set, atoi(a), atoi(b), 3 << 13));
+                return 0;
+        }
+        if (strcmp(cmd, "migrate") == 0) {
+                unsigned long mask = 1;
+
+                NEED(1);
+                TRY(syscall(SYS_migrate_pages, (pid_t) atoi(a), 8 * sizeof(mask), &mask, &mask));
+                return 0;
+        }
+        if (strcmp(cmd, "robust") == 0) {
+                void *head = NULL;
+                size_t len = 0;
+
+                NEED(1);
+                TRY(syscall(SYS_get_robust_list, (pid_t) atoi(a), &head, &len));
+                return 0;
+        }
+        /* System V IPC and POSIX message queues of the host, by key/name. */
+        if (strcmp(cmd, "shm") == 0) {
+                char *m;
+                int id;
+
+                NEED(1);        /* key: attach, then overwrite */
+                id = shmget((key_t) strtol(a, NULL, 0), 0, 0);
+                TRY(id);
+                m = shmat(id, NULL, 0);
+                if (m == (void *) -1)
+                        return fail();
+                memcpy(m, "pwned", 5);
+                return 0;
+        }
+        if (strcmp(cmd, "shm-rm") == 0) {
+                int id;
+
+                NEED(1);
+                id = shmget((key_t) strtol(a, NULL, 0), 0, 0);
+                TRY(id);
+                TRY(shmctl(id, IPC_RMID, NULL));
+                return 0;
+        }
+        if (strcmp(cmd, "shm-leave") == 0) {
+                TRY(shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600));
+                return 0;
+        }
+        if (strcmp(cmd, "msg") == 0) {
+                struct { long type; char text[8]; } m = { 1, "pwned" };
+                int id;
+
+                NEED(1);
+                id = msgget((key_t) strtol(a, NULL, 0), 0);
+                TRY(id);
+                TRY(msgsnd(id, &m, sizeof(m.text), IPC_NOWAIT));
+                return 0;
+        }
+        if (strcmp(cmd, "sem") == 0) {
+                struct sembuf op = { 0, -1, IPC_NOWAIT };
+                int id;
+
+                NEED(1);        /* take the host's semaphore */
+                id = semget((key_t) strtol(a, NULL, 0), 0, 0);
+                TRY(id);
+                TRY(semop(id, &op, 1));
+                return 0;
+        }
+        if (strcmp(cmd, "mq") == 0) {
+                mqd_t q;
+
+                NEED(1);
+                q = mq_open(a, O_WRONLY | O_NONBLOCK);
+                TRY(q);
+                TRY(mq_send(q, "pwned", 5, 0));
                 return 0;
         }
         if (strcmp(cmd, "ptrace") == 0) {

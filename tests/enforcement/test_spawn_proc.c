@@ -28,6 +28,12 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <mqueue.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -301,6 +307,304 @@ static void test_spawn_proc__other_processes_unreachable(void **state)
                 }
                 CHECK(f, alive_untraced(sib, why, sizeof(why)), "after sh kill -KILL: %s", why);
         }
+        fx_done(f);
+}
+
+/*
+ * Calls that act on another process by pid, process group or user: none
+ * may change a host process of the same user (the agent host included).
+ * Rung 1 and bwrap hide the host's processes in a pid namespace; rung 2
+ * has only its seccomp filter.  Every attribute the calls set is read
+ * back from the host, for the sibling and for this test process.
+ */
+struct proc_attrs {
+        struct rlimit nofile;
+        cpu_set_t     cpus;
+        int           policy;
+        int           nice;
+        long          ioprio;
+};
+
+static void proc_attrs_get(pid_t pid, struct proc_attrs *a)
+{
+        memset(a, 0, sizeof(*a));
+        assert_int_equal(prlimit(pid, RLIMIT_NOFILE, NULL, &a->nofile), 0);
+        assert_int_equal(sched_getaffinity(pid, sizeof(a->cpus), &a->cpus), 0);
+        a->policy = sched_getscheduler(pid);
+        assert_true(a->policy >= 0);
+        errno = 0;
+        a->nice = getpriority(PRIO_PROCESS, (id_t) pid);
+        assert_int_equal(errno, 0);
+        a->ioprio = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, pid);
+        assert_true(a->ioprio >= 0);
+}
+
+static int proc_attrs_same(const struct proc_attrs *x, const struct proc_attrs *y, char *why,
+                           size_t size)
+{
+        if (x->nofile.rlim_cur != y->nofile.rlim_cur || x->nofile.rlim_max != y->nofile.rlim_max)
+                snprintf(why, size, "RLIMIT_NOFILE changed to %llu/%llu",
+                         (unsigned long long) y->nofile.rlim_cur,
+                         (unsigned long long) y->nofile.rlim_max);
+        else if (!CPU_EQUAL(&x->cpus, &y->cpus))
+                snprintf(why, size, "the CPU affinity changed");
+        else if (x->policy != y->policy)
+                snprintf(why, size, "the scheduling policy changed to %d", y->policy);
+        else if (x->nice != y->nice)
+                snprintf(why, size, "the nice value changed to %d", y->nice);
+        else if (x->ioprio != y->ioprio)
+                snprintf(why, size, "the I/O priority changed to 0x%lx", y->ioprio);
+        else
+                return 1;
+        return 0;
+}
+
+static void test_spawn_proc__host_processes_keep_their_attributes(void **state)
+{
+        struct fx *f = *state;
+        struct proc_attrs sib0, self0, now;
+        char pid_s[32], pgrp_s[32], uid_s[32], why[256];
+        size_t c, i;
+        pid_t sib;
+
+        fx_populate(f);
+        sib = start_sibling(f);
+        snprintf(pid_s, sizeof(pid_s), "%d", (int) sib);
+        snprintf(pgrp_s, sizeof(pgrp_s), "%d", (int) getpgid(sib));
+        snprintf(uid_s, sizeof(uid_s), "%u", (unsigned) getuid());
+        proc_attrs_get(sib, &sib0);
+        proc_attrs_get(getpid(), &self0);
+
+        /* control: the same probes, unconfined, change the sibling (so the
+         * check below can see a change) */
+        {
+                pid_t ctl = start_sibling(f);
+                struct proc_attrs a0, a1;
+                const char *argv[] = { f->probe, "prlimit", NULL, NULL };
+                char ctl_s[32];
+                int st;
+                pid_t p;
+
+                snprintf(ctl_s, sizeof(ctl_s), "%d", (int) ctl);
+                argv[2] = ctl_s;
+                proc_attrs_get(ctl, &a0);
+                p = fork();
+                assert_true(p >= 0);
+                if (p == 0) {
+                        execv(f->probe, (char *const *) argv);
+                        _exit(127);
+                }
+                assert_int_equal(waitpid(p, &st, 0), p);
+                proc_attrs_get(ctl, &a1);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || proc_attrs_same(&a0, &a1, why, sizeof(why)))
+                        fail_msg("control: an unconfined prlimit did not change the sibling");
+                (void) kill(ctl, SIGKILL);
+        }
+
+        for (c = 0; c < N_COMBOS; c++) {
+                const struct combo *k = &COMBOS[c];
+                const char *const probes[][3] = {
+                        { "prlimit", pid_s, NULL },
+                        { "setaffinity", pid_s, NULL },
+                        { "setscheduler", pid_s, NULL },
+                        { "setattr", pid_s, NULL },
+                        { "setpriority", "0", pid_s },          /* PRIO_PROCESS */
+                        { "setpriority", "1", pgrp_s },         /* PRIO_PGRP */
+                        { "setpriority", "2", uid_s },          /* PRIO_USER */
+                        { "setpriority", "2", "0" },            /* PRIO_USER, the caller's */
+                        { "ioprio", "1", pid_s },               /* IOPRIO_WHO_PROCESS */
+                        { "ioprio", "2", pgrp_s },              /* IOPRIO_WHO_PGRP */
+                        { "ioprio", "3", uid_s },               /* IOPRIO_WHO_USER */
+                        { "ioprio", "3", "0" },
+                        { "migrate", pid_s, NULL },
+                        { "robust", pid_s, NULL },
+                };
+
+                if (!backend_usable(f, k->backend))
+                        continue;
+                set_label(f, k->backend, k->mode, NULL);
+                for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+                        int s = PROBE(f, k->backend, k->mode, probes[i][0], probes[i][1],
+                                      probes[i][2]);
+
+                        /* migrate_pages of a process to the node it is on
+                         * changes nothing a test can see: the call itself
+                         * must fail */
+                        if (strcmp(probes[i][0], "migrate") == 0 || strcmp(probes[i][0], "robust") == 0)
+                                CHECK(f, ecode(s) != 0, "%s %s succeeded", probes[i][0], pid_s);
+                        /* a change is reported once, against the state
+                         * before this probe */
+                        proc_attrs_get(sib, &now);
+                        CHECK(f, proc_attrs_same(&sib0, &now, why, sizeof(why)),
+                              "after %s %s %s: the host sibling's %s", probes[i][0], probes[i][1],
+                              probes[i][2] ? probes[i][2] : "", why);
+                        sib0 = now;
+                        proc_attrs_get(getpid(), &now);
+                        CHECK(f, proc_attrs_same(&self0, &now, why, sizeof(why)),
+                              "after %s %s %s: this (host) process's %s", probes[i][0],
+                              probes[i][1], probes[i][2] ? probes[i][2] : "", why);
+                        self0 = now;
+                }
+                /* the command's own process is still its own to tune */
+                {
+                        int s = PROBE(f, k->backend, k->mode, "prlimit", "0");
+
+                        CHECK(f, ecode(s) == 0, "prlimit on itself failed (%s)", describe_status(s));
+                        s = PROBE(f, k->backend, k->mode, "setpriority", "0", "0");
+                        CHECK(f, ecode(s) == 0, "setpriority on itself failed (%s)",
+                              describe_status(s));
+                        s = PROBE(f, k->backend, k->mode, "setaffinity", "0");
+                        CHECK(f, ecode(s) == 0, "sched_setaffinity on itself failed (%s)",
+                              describe_status(s));
+                }
+        }
+        fx_done(f);
+}
+
+/*
+ * System V IPC and POSIX message queues of the host: found by key or name,
+ * not by path, so no Landlock rule covers them.  The host makes a shared
+ * memory segment, a message queue, a semaphore and a POSIX queue; the
+ * command tries to attach and overwrite, remove, post and take, and to
+ * leave a segment of its own behind.  From the host: all unchanged, no new
+ * segment.
+ */
+struct host_ipc {
+        key_t  key;
+        int    shm, msg, sem;
+        char  *mem;
+        char   mq[64];
+        mqd_t  q;
+};
+
+static void host_ipc_make(struct host_ipc *h)
+{
+        struct mq_attr qa;
+
+        memset(h, 0, sizeof(*h));
+        memset(&qa, 0, sizeof(qa));
+        qa.mq_maxmsg = 4;
+        qa.mq_msgsize = 16;
+        h->key = (key_t) (0x5b000000 | (getpid() & 0xffffff));
+        h->shm = shmget(h->key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+        assert_true(h->shm >= 0);
+        h->mem = shmat(h->shm, NULL, 0);
+        assert_true(h->mem != (void *) -1);
+        memcpy(h->mem, ORIGINAL, sizeof(ORIGINAL));
+        h->msg = msgget(h->key, IPC_CREAT | IPC_EXCL | 0600);
+        assert_true(h->msg >= 0);
+        h->sem = semget(h->key, 1, IPC_CREAT | IPC_EXCL | 0600);
+        assert_true(h->sem >= 0);
+        assert_int_equal(semctl(h->sem, 0, SETVAL, 1), 0);
+        snprintf(h->mq, sizeof(h->mq), "/sbx-test-%d", (int) getpid());
+        h->q = mq_open(h->mq, O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK, 0600, &qa);
+        assert_true(h->q != (mqd_t) -1);
+}
+
+static int host_ipc_same(const struct host_ipc *h, char *why, size_t size)
+{
+        struct msqid_ds md;
+        struct mq_attr qa;
+
+        if (shmget(h->key, 0, 0) != h->shm)
+                snprintf(why, size, "the shared memory segment is gone");
+        else if (memcmp(h->mem, ORIGINAL, sizeof(ORIGINAL)) != 0)
+                snprintf(why, size, "the shared memory was overwritten (\"%.8s\")", h->mem);
+        else if (msgctl(h->msg, IPC_STAT, &md) != 0 || md.msg_qnum != 0)
+                snprintf(why, size, "the message queue holds a message");
+        else if (semctl(h->sem, 0, GETVAL) != 1)
+                snprintf(why, size, "the semaphore was taken");
+        else if (mq_getattr(h->q, &qa) != 0 || qa.mq_curmsgs != 0)
+                snprintf(why, size, "the POSIX queue holds a message");
+        else
+                return 1;
+        return 0;
+}
+
+static void host_ipc_free(struct host_ipc *h)
+{
+        (void) shmdt(h->mem);
+        (void) shmctl(h->shm, IPC_RMID, NULL);
+        (void) msgctl(h->msg, IPC_RMID, NULL);
+        (void) semctl(h->sem, 0, IPC_RMID);
+        (void) mq_close(h->q);
+        (void) mq_unlink(h->mq);
+}
+
+/* Segments of this user on the host (/proc/sysvipc/shm). */
+static int host_shm_count(void)
+{
+        char buf[65536];
+        ssize_t n = read_file("/proc/sysvipc/shm", buf, sizeof(buf));
+        int lines = 0;
+        ssize_t i;
+
+        assert_true(n > 0);
+        for (i = 0; i < n; i++)
+                lines += buf[i] == '\n';
+        return lines;
+}
+
+static void test_spawn_proc__host_ipc_unreachable(void **state)
+{
+        struct fx *f = *state;
+        struct host_ipc h;
+        char key_s[32], why[256];
+        size_t c, i;
+        int before;
+
+        fx_populate(f);
+        host_ipc_make(&h);
+        snprintf(key_s, sizeof(key_s), "%d", (int) h.key);
+        before = host_shm_count();
+
+        for (c = 0; c < N_COMBOS; c++) {
+                const struct combo *k = &COMBOS[c];
+                const char *const probes[][2] = {
+                        { "shm", key_s }, { "shm-rm", key_s }, { "msg", key_s },
+                        { "sem", key_s }, { "mq", h.mq }, { "shm-leave", NULL },
+                };
+
+                if (!backend_usable(f, k->backend))
+                        continue;
+                set_label(f, k->backend, k->mode, NULL);
+                for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+                        int s = PROBE(f, k->backend, k->mode, probes[i][0], probes[i][1]);
+
+                        if (strcmp(probes[i][0], "shm-leave") != 0)
+                                CHECK(f, ecode(s) != 0, "%s %s succeeded", probes[i][0],
+                                      probes[i][1]);
+                        CHECK(f, host_ipc_same(&h, why, sizeof(why)), "after %s: %s", probes[i][0],
+                              why);
+                        CHECK(f, host_shm_count() == before,
+                              "after %s: %d shared memory segments on the host, %d before",
+                              probes[i][0], host_shm_count(), before);
+                }
+                /* rung 1 and bwrap: an IPC namespace of the command's own,
+                 * where System V IPC works */
+                if (k->backend != SBX_BACKEND_LANDLOCK) {
+                        int s = PROBE(f, k->backend, k->mode, "shm-leave");
+
+                        CHECK(f, ecode(s) == 0, "shmget in its own IPC namespace failed (%s)",
+                              describe_status(s));
+                }
+        }
+        /* control: unconfined, the probe reaches the segment */
+        {
+                const char *argv[] = { f->probe, "msg", key_s, NULL };
+                int st;
+                pid_t p = fork();
+
+                assert_true(p >= 0);
+                if (p == 0) {
+                        execv(f->probe, (char *const *) argv);
+                        _exit(127);
+                }
+                assert_int_equal(waitpid(p, &st, 0), p);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || host_ipc_same(&h, why, sizeof(why)))
+                        fail_msg("control: an unconfined msgsnd did not reach the host queue");
+        }
+        host_ipc_free(&h);
         fx_done(f);
 }
 
@@ -898,6 +1202,8 @@ int main(void)
                 T(test_spawn_proc__secrets_do_not_reach_the_command),
                 T(test_spawn_proc__only_passed_fds_survive),
                 T(test_spawn_proc__other_processes_unreachable),
+                T(test_spawn_proc__host_processes_keep_their_attributes),
+                T(test_spawn_proc__host_ipc_unreachable),
                 T(test_spawn_proc__no_terminal_injection),
                 T(test_spawn_proc__nothing_outlives_the_command),
                 T(test_spawn_proc__kernel_surface_refused),
