@@ -528,8 +528,8 @@ static int expand_secret(const sbx_profile *p, const struct home *h, const char 
                          const char *rest, int depth, struct secrets *s)
 {
         char path[SBX_PATH_MAX];
-        const char *c = rest + 1, *end = strchr(c, '/');
-        size_t len = end != NULL ? (size_t) (end - c) : strlen(c);
+        const char *c, *end;
+        size_t len;
         struct dirent *de;
         struct stat st;
         DIR *d;
@@ -542,6 +542,9 @@ static int expand_secret(const sbx_profile *p, const struct home *h, const char 
         }
         if (depth > 16)
                 return 0;
+        c = rest + 1;           /* rest is "/<component>[/...]" */
+        end = strchr(c, '/');
+        len = end != NULL ? (size_t) (end - c) : strlen(c);
         if (memchr(c, '*', len) == NULL) {
                 if (strlen(dir) + 1 + len >= sizeof(path))
                         return -ERANGE;

@@ -84,7 +84,7 @@ static const struct { const char *dir, *var; } toolchain_homes[] = {
         { ".rustup", "RUSTUP_HOME" }, { ".elan", "ELAN_HOME" },
         { ".volta", "VOLTA_HOME" }, { ".pyenv", "PYENV_ROOT" },
         { ".rbenv", "RBENV_ROOT" }, { ".asdf", "ASDF_DATA_DIR" },
-        { ".local/share/mise", "MISE_DATA_DIR" },
+        { ".local/share/mise", "MISE_DATA_DIR" }, { "go/pkg/mod", "GOMODCACHE" },
 };
 
 static void add_toolchain_env(struct opts *o, const char *const *v, size_t n)
@@ -129,8 +129,14 @@ static void add_toolchains(struct opts *o)
         char **v = NULL;
         size_t n = 0, i, k;
 
-        if (sbx_toolchain_roots(NULL, &v, &n, NULL) != SBX_OK)
+        sbx_error e = { 0, 0, { 0 } };
+
+        if (sbx_toolchain_roots(NULL, &v, &n, &e) != SBX_OK) {
+                /* None shown (closed), and said. */
+                fprintf(stderr, "sandbox-run: HOME's toolchains are not shown: %s\n",
+                        e.message);
                 return;
+        }
         add_toolchain_env(o, (const char *const *) v, n);
         for (i = 0; i < n; i++) {
                 int dup = 0;
