@@ -1295,7 +1295,8 @@ def path_is_within(path, roots):
 
 
 def toolchain_roots(home=None):
-    """The toolchain directories below home (None: $HOME) that exist."""
+    """What the toolchains below home (None: $HOME) run from: each one's
+    named subtrees, never its configuration (docs/secrets.md)."""
     p = ctypes.c_void_p()
     _call(_lib.sbx_toolchain_roots, _b(home), ctypes.byref(p), None)
     return _take_strv(p)
