@@ -406,7 +406,12 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
         /* A minimal /dev (null, zero, full, random, urandom, tty, pts, shm)
          * and a /proc of the new pid namespace. */
         push3(&s, "--dev", "/dev", NULL);
+        /* Read-only whole: bwrap run by root leaves the command's kuid 0,
+         * which the sysctl permission check trusts whatever the dropped
+         * capabilities, so a writable /proc/sys (core_pattern!) would be
+         * the host's.  Every knob, present and future, is refused. */
         push3(&s, "--proc", "/proc", NULL);
+        push3(&s, "--remount-ro", "/proc", NULL);
 
         /* The environment: the one filter every backend uses (the plan's
          * allow-list, then HOME and TMPDIR), as --setenv pairs. */

@@ -252,7 +252,12 @@ int sbx__run_op(const struct sbx__mop *op, int ruleset_fd)
                         return -errno;
                 return 0;
         case OP_PROC:
-                if (mount("proc", op->dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                /* Read-only whole: every kernel knob (sys/, sysrq-trigger,
+                 * irq/, bus/, ... and whatever a later kernel adds) is
+                 * refused by construction, even to a caller whose kuid is
+                 * the host's root, which the sysctl check alone trusts. */
+                if (mount("proc", op->dst, "proc",
+                          MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                         return -errno;
                 return 0;
         case OP_DEVPTS:
@@ -429,8 +434,6 @@ static const char *tmpfs_opts(struct sbx__prep *p, const char *mode)
 int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const char *home)
 {
         static const char *const devs[] = { "null", "zero", "full", "random", "urandom", "tty" };
-        static const char *const proc_ro[] = { "sys", "sysrq-trigger", "irq", "bus", "fs",
-                                               "latency_stats", "timer_list" };
         const uint64_t ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
         const uint64_t rw = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
         const struct sbx_plan_fs_rule *host = NULL;
@@ -532,15 +535,10 @@ int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const ch
         OP(OP_LL_TREE, NULL, nr(p, "/dev/shm"), NULL, 0, SBX__FS_READ | SBX__FS_WRITE, 0);
         OP(OP_LL_TREE, NULL, nr(p, "/dev/pts"), NULL, 0, SBX__FS_READ | SBX__FS_WRITE, 0);
 
-        /* A fresh /proc for the new pid namespace, its knobs read-only. */
+        /* A fresh, read-only /proc for the new pid namespace (OP_PROC). */
         OP(OP_MKDIRS, NULL, nr(p, "/proc"), NULL, 0, 0, 1);
         OP(OP_PROC, NULL, nr(p, "/proc"), NULL, 0, 0, 0);
         OP(OP_LL_TREE, NULL, nr(p, "/proc"), NULL, 0, SBX__FS_READ, 0);
-        for (i = 0; i < SBX__ARRAY_SIZE(proc_ro); i++) {
-                snprintf(buf, sizeof(buf), "/proc/%s", proc_ro[i]);
-                OP(OP_BIND, nr(p, buf), nr(p, buf), NULL, 0, 0, 1);
-                OP(OP_SETATTR, NULL, nr(p, buf), NULL, 0, ro, 1);
-        }
         (void) rw;
         return 0;
 }

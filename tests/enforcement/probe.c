@@ -749,6 +749,70 @@ static int name_race(long n)
         return 0;
 }
 
+
+/*
+ * "open-w DIR DEPTH": try open(O_WRONLY) on every regular file below DIR
+ * (no symlink followed, other processes' /proc/<pid> skipped) without
+ * writing a byte: opening a sysctl or sysfs file for writing changes
+ * nothing, yet succeeds exactly when a write would be permitted.  Prints
+ * each file that opened; exits 0 if any did (the attack worked), else
+ * EACCES.
+ */
+static int open_w_found;
+
+static void open_w_walk(int dfd, const char *path, int depth)
+{
+        DIR *d;
+        struct dirent *e;
+        char sub[4096];
+        int fd, self = 0;
+
+        if (depth < 0 || (d = fdopendir(dfd)) == NULL) {
+                close(dfd);
+                return;
+        }
+        self = strcmp(path, "/proc") == 0;
+        while ((e = readdir(d)) != NULL) {
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                        continue;
+                if (self && e->d_name[0] >= '0' && e->d_name[0] <= '9')
+                        continue;       /* other processes; /proc/self is checked */
+                if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) >= (int) sizeof(sub))
+                        continue;
+                if (e->d_type == DT_DIR) {
+                        fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                    O_CLOEXEC);
+                        if (fd >= 0)
+                                open_w_walk(fd, sub, depth - 1);
+                } else if (e->d_type == DT_REG) {
+                        fd = openat(dirfd(d), e->d_name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK |
+                                    O_NOCTTY | O_CLOEXEC);
+                        if (fd >= 0) {
+                                close(fd);
+                                if (open_w_found++ < 20)
+                                        printf("%s\n", sub);
+                        }
+                }
+        }
+        closedir(d);
+}
+
+static int open_w(const char *dir, int depth)
+{
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return fail();
+        open_w_walk(fd, dir, depth);
+        if (strcmp(dir, "/proc") == 0) {
+                fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd >= 0)
+                        open_w_walk(fd, "/proc/self", depth - 1);
+        }
+        fflush(stdout);
+        return open_w_found > 0 ? 0 : EACCES;
+}
+
 int main(int argc, char **argv)
 {
         const char *cmd, *a, *b;
@@ -1062,6 +1126,10 @@ int main(int argc, char **argv)
                 TRY(q);
                 TRY(mq_send(q, "pwned", 5, 0));
                 return 0;
+        }
+        if (strcmp(cmd, "open-w") == 0) {
+                NEED(2);
+                return open_w(a, atoi(b));
         }
         if (strcmp(cmd, "ptrace") == 0) {
                 NEED(1);

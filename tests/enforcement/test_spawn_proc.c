@@ -608,6 +608,73 @@ static void test_spawn_proc__host_ipc_unreachable(void **state)
         fx_done(f);
 }
 
+/*
+ * No host kernel knob is writable, whoever the caller is (root's kuid 0 is
+ * what the sysctl check trusts, dropped capabilities or not).  The probe
+ * opens for writing, without writing, every file below /proc (its own
+ * /proc/self included, other processes' skipped) and /sys; the class is
+ * "any knob", not a list.  The unconfined control shows the walk finds
+ * writable files where they exist.
+ */
+static void test_spawn_proc__no_kernel_knob_writable(void **state)
+{
+        static const char *const trees[] = { "/proc", "/sys" };
+        static const struct combo combos[] = {
+                { SBX_BACKEND_NATIVE, SBX_MODE_READ_ONLY },
+                { SBX_BACKEND_NATIVE, SBX_MODE_WORKSPACE_WRITE },
+                { SBX_BACKEND_LANDLOCK, SBX_MODE_READ_ONLY },
+                { SBX_BACKEND_LANDLOCK, SBX_MODE_WORKSPACE_WRITE },
+                { SBX_BACKEND_BWRAP, SBX_MODE_READ_ONLY },
+                { SBX_BACKEND_BWRAP, SBX_MODE_WORKSPACE_WRITE },
+        };
+        struct fx *f = *state;
+        struct res *r = new_res();
+        size_t c, t;
+
+        /* control: unconfined, /proc has files this user may open for
+         * writing (root: /proc/sys; anyone: /proc/self/comm) */
+        {
+                const char *argv[] = { f->probe, "open-w", "/proc", "6", NULL };
+                int st, pfd[2];
+                char buf[256];
+                pid_t p;
+
+                assert_int_equal(pipe(pfd), 0);
+                p = fork();
+                assert_true(p >= 0);
+                if (p == 0) {
+                        dup2(pfd[1], 1);
+                        execv(f->probe, (char *const *) argv);
+                        _exit(127);
+                }
+                close(pfd[1]);
+                while (read(pfd[0], buf, sizeof(buf)) > 0)
+                        ;
+                close(pfd[0]);
+                assert_int_equal(waitpid(p, &st, 0), p);
+                if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        fail_msg("control: no writable file below /proc unconfined (status 0x%x)",
+                                 (unsigned) st);
+        }
+        for (c = 0; c < sizeof(combos) / sizeof(combos[0]); c++) {
+                const struct combo *k = &combos[c];
+
+                if (!backend_usable(f, k->backend))
+                        continue;
+                set_label(f, k->backend, k->mode, NULL);
+                fx_populate(f);
+                for (t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+                        memset(r, 0, sizeof(*r));
+                        run_cap(f, k->backend, k->mode, r, NULL, "open-w", trees[t], "6");
+                        CHECK(f, r->spawned && ecode(r->status) != 0,
+                              "files below %s open for writing (%s):\n%s", trees[t],
+                              describe_status(r->status), r->out);
+                }
+        }
+        free(r);
+        fx_done(f);
+}
+
 /* 1 if the NUL-separated cmdline buf[0..len) has an argument equal to arg. */
 static int cmdline_has(const char *buf, size_t len, const char *arg)
 {
@@ -1204,6 +1271,7 @@ int main(void)
                 T(test_spawn_proc__other_processes_unreachable),
                 T(test_spawn_proc__host_processes_keep_their_attributes),
                 T(test_spawn_proc__host_ipc_unreachable),
+                T(test_spawn_proc__no_kernel_knob_writable),
                 T(test_spawn_proc__no_terminal_injection),
                 T(test_spawn_proc__nothing_outlives_the_command),
                 T(test_spawn_proc__kernel_surface_refused),
