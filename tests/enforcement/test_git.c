@@ -365,6 +365,573 @@ out:
         fx_done(f);
 }
 
+/* ---------------------------------------- issue 20: configuration, class 4 */
+
+/*
+ * Where the program-naming keys live: every config file git reads for a
+ * repository, and the environment the caller's git runs with.  The test
+ * process's own environment is what the spawn-time scan reads (it is the
+ * user's git's), so each source sets it, and the host's git runs with
+ * the same.  Nothing touches the real /etc/gitconfig or the real home.
+ */
+enum src {
+        SRC_GLOBAL,     /* $GIT_CONFIG_GLOBAL */
+        SRC_HOME,       /* $HOME/.gitconfig */
+        SRC_XDG,        /* $XDG_CONFIG_HOME/git/config */
+        SRC_SYSTEM,     /* $GIT_CONFIG_SYSTEM */
+        SRC_INCLUDE,    /* include.path from the global config, relative */
+        SRC_INCLUDEIF,  /* includeIf "gitdir:<ws>/" from the global config */
+        SRC_WORKTREE,   /* extensions.worktreeConfig + .git/config.worktree */
+        SRC_REPO,       /* .git/config */
+        N_SRC
+};
+static const char *const SRC_NAME[N_SRC] = {
+        "global", "home", "xdg", "system", "include", "includeIf", "worktree", "repo",
+};
+
+/* The programs git runs, by key: the base of each target's name. */
+static const char *const PROGS[] = { "fsm", "difx", "filt", "alias", "ssh", "cred" };
+#define N_PROGS (sizeof(PROGS) / sizeof(PROGS[0]))
+
+struct cfgrun {
+        char env[12][2 * PATH_MAX];
+        const char *envp[16];
+        char cfgdir[PATH_MAX + 16];
+        char targets[2 * (N_PROGS + 1)][PATH_MAX + 32];   /* programs, then hooks dirs */
+        int is_hooks[2 * (N_PROGS + 1)];
+        size_t n;
+};
+
+/* The key values for one form ("rel": ./x relative to each worktree top,
+ * "abs": <ws>/x), as a config text. */
+static void cfg_text(const struct fx *f, int abs, char *out, size_t size)
+{
+        const char *form = abs ? "abs" : "rel";
+        char v[N_PROGS][PATH_MAX + 32];
+        size_t i;
+
+        for (i = 0; i < N_PROGS; i++)
+                snprintf(v[i], sizeof(v[i]), "%s/%s-%s.sh", abs ? f->ws : ".", PROGS[i], form);
+        snprintf(out, size,
+                 "[core]\n\thooksPath = %s%s.hk-%s\n\tfsmonitor = %s\n\tsshCommand = %s\n"
+                 "[diff]\n\texternal = %s\n[filter \"pw\"]\n\tclean = %s\n"
+                 "[alias]\n\tpwn = !%s\n[credential]\n\thelper = %s%s\n",
+                 abs ? f->ws : "", abs ? "/" : "", form, v[0], v[4], v[1], v[2], v[3],
+                 abs ? "" : "!", v[5]);
+}
+
+static void env_put(struct cfgrun *c, size_t *n, const char *name, const char *a)
+{
+        snprintf(c->env[*n], sizeof(c->env[*n]), "%s=%s", name, a);
+        c->envp[*n] = c->env[*n];
+        (*n)++;
+}
+
+/* The caller's environment for source `src` (set in this process too). */
+static void cfg_env(struct fx *f, enum src src, struct cfgrun *c)
+{
+        size_t n = 0, i;
+        static const char *const fixed[] = {
+                "PATH=/usr/bin:/bin", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
+                "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "GIT_TERMINAL_PROMPT=0",
+                "LANG=C",
+        };
+        char buf[PATH_MAX + 64];
+
+        snprintf(c->cfgdir, sizeof(c->cfgdir), "%s/cfg", f->outside);
+        env_put(c, &n, "HOME", f->home);
+        snprintf(buf, sizeof(buf), "%s/%s", c->cfgdir, src == SRC_SYSTEM ? "system" : "empty");
+        env_put(c, &n, "GIT_CONFIG_SYSTEM", buf);
+        if (src != SRC_HOME && src != SRC_XDG) {
+                snprintf(buf, sizeof(buf), "%s/global", c->cfgdir);
+                env_put(c, &n, "GIT_CONFIG_GLOBAL", buf);
+        }
+        snprintf(buf, sizeof(buf), "%s/xdg", c->cfgdir);
+        env_put(c, &n, "XDG_CONFIG_HOME", buf);
+        for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+                c->envp[n++] = fixed[i];
+        c->envp[n] = NULL;
+        unsetenv("GIT_CONFIG_GLOBAL");
+        for (i = 0; c->envp[i] != NULL; i++) {
+                char name[64];
+                const char *eq = strchr(c->envp[i], '=');
+
+                snprintf(name, sizeof(name), "%.*s", (int) (eq - c->envp[i]), c->envp[i]);
+                if (strncmp(name, "GIT_", 4) == 0 || strcmp(name, "HOME") == 0 ||
+                    strcmp(name, "XDG_CONFIG_HOME") == 0)
+                        setenv(name, eq + 1, 1);
+        }
+}
+
+static void cfg_env_restore(void)
+{
+        static const char *const names[] = {
+                "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME", "GIT_AUTHOR_NAME",
+                "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+                "GIT_TERMINAL_PROMPT",
+        };
+        static char home[PATH_MAX];
+        static int saved;
+        size_t i;
+
+        if (!saved) {
+                snprintf(home, sizeof(home), "%s", getenv("HOME") ? getenv("HOME") : "/");
+                saved = 1;
+                return;
+        }
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                unsetenv(names[i]);
+        setenv("HOME", home, 1);
+}
+
+/* The host's git (or sh -c line when sh), with env, stdin /dev/null,
+ * output discarded; its wait status. */
+static int host_env(const char *dir, const char *const *envp, int sh, const char *a1,
+                    const char *a2, const char *a3, const char *a4)
+{
+        const char *argv[10];
+        size_t n = 0;
+        pid_t pid;
+        int st = -1;
+
+        if (sh) {
+                argv[n++] = "/bin/sh";
+                argv[n++] = "-c";
+        } else {
+                argv[n++] = git_bin();
+                argv[n++] = "-c";
+                argv[n++] = "safe.directory=*";
+        }
+        argv[n++] = a1;
+        if (a2 != NULL)
+                argv[n++] = a2;
+        if (a3 != NULL)
+                argv[n++] = a3;
+        if (a4 != NULL)
+                argv[n++] = a4;
+        argv[n] = NULL;
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+
+                if (null >= 0) {
+                        dup2(null, 0);
+                        dup2(null, 1);
+                        dup2(null, 2);
+                }
+                if (chdir(dir) < 0)
+                        _exit(126);
+                execve(argv[0], (char *const *) argv, (char *const *) envp);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        return st;
+}
+
+/* Everything the keys make git run, in repository dir. */
+static void host_triggers(const char *dir, const char *const *envp)
+{
+        char line[PATH_MAX + 64];
+
+        (void) host_env(dir, envp, 0, "status", "--short", NULL, NULL);         /* fsmonitor */
+        snprintf(line, sizeof(line), "echo more >> '%s/README'", dir);
+        (void) host_env(dir, envp, 1, line, NULL, NULL, NULL);
+        (void) host_env(dir, envp, 0, "diff", NULL, NULL, NULL);                /* diff.external */
+        (void) host_env(dir, envp, 0, "add", "README", NULL, NULL);             /* filter */
+        (void) host_env(dir, envp, 0, "commit", "-q", "-m", "host");            /* hooks */
+        (void) host_env(dir, envp, 0, "pwn", NULL, NULL, NULL);                 /* alias */
+        (void) host_env(dir, envp, 0, "ls-remote", "ssh://example.invalid/x", NULL, NULL);
+        snprintf(line, sizeof(line), "printf 'protocol=https\\nhost=example.invalid\\n\\n' | "
+                 "'%s' -c safe.directory='*' credential fill", git_bin());
+        (void) host_env(dir, envp, 1, line, NULL, NULL, NULL);                  /* helper */
+}
+
+/* A repository at dir (README and a filter attribute committed). */
+static void cfg_repo(const char *dir, const char *const *envp)
+{
+        char line[PATH_MAX + 64];
+
+        assert_int_equal(host_env(dir, envp, 0, "init", "-q", ".", NULL), 0);
+        snprintf(line, sizeof(line), "echo readme > README; echo 'README filter=pw' > .gitattributes");
+        assert_int_equal(host_env(dir, envp, 1, line, NULL, NULL, NULL), 0);
+        assert_int_equal(host_env(dir, envp, 0, "add", "README", ".gitattributes", NULL), 0);
+        assert_int_equal(host_env(dir, envp, 0, "commit", "-q", "-m", "init"), 0);
+}
+
+static void append(const char *path, const char *text)
+{
+        FILE *fp = fopen(path, "a");
+
+        assert_non_null(fp);
+        fputs(text, fp);
+        fclose(fp);
+}
+
+/* The fixture for one source and form: the repositories (the workspace
+ * root and a nested one), the keys where src puts them, the targets. */
+static void cfg_fixture(struct fx *f, enum src src, int abs, struct cfgrun *c)
+{
+        char text[4 * PATH_MAX], path[PATH_MAX + 64], nested[PATH_MAX + 16];
+        const char *where = NULL;
+        size_t i;
+        int nested_too = src != SRC_WORKTREE && src != SRC_REPO && !abs;
+
+        empty_dir(f->ws);
+        empty_dir(f->outside);
+        empty_dir(f->home);
+        cfg_env(f, src, c);
+        assert_int_equal(mkdir(c->cfgdir, 0755), 0);
+        snprintf(path, sizeof(path), "%s/empty", c->cfgdir);
+        assert_int_equal(write_file(path, "", 0644), 0);
+        snprintf(nested, sizeof(nested), "%s/vendor/lib", f->ws);
+        cfg_repo(f->ws, c->envp);
+        assert_int_equal(mkdir(P(f->ws, "vendor"), 0755), 0);
+        assert_int_equal(mkdir(nested, 0755), 0);
+        cfg_repo(nested, c->envp);
+        cfg_text(f, abs, text, sizeof(text));
+        switch (src) {
+        case SRC_GLOBAL:
+                where = "global";
+                break;
+        case SRC_HOME:
+                snprintf(path, sizeof(path), "%s/.gitconfig", f->home);
+                assert_int_equal(write_file(path, text, 0644), 0);
+                break;
+        case SRC_XDG:
+                snprintf(path, sizeof(path), "%s/xdg", c->cfgdir);
+                assert_int_equal(mkdir(path, 0755), 0);
+                snprintf(path, sizeof(path), "%s/xdg/git", c->cfgdir);
+                assert_int_equal(mkdir(path, 0755), 0);
+                snprintf(path, sizeof(path), "%s/xdg/git/config", c->cfgdir);
+                assert_int_equal(write_file(path, text, 0644), 0);
+                break;
+        case SRC_SYSTEM:
+                where = "system";
+                break;
+        case SRC_INCLUDE:
+                snprintf(path, sizeof(path), "%s/global", c->cfgdir);
+                assert_int_equal(write_file(path, "[include]\n\tpath = inc/included\n", 0644), 0);
+                snprintf(path, sizeof(path), "%s/inc", c->cfgdir);
+                assert_int_equal(mkdir(path, 0755), 0);
+                where = "inc/included";
+                break;
+        case SRC_INCLUDEIF: {
+                char inc[3 * PATH_MAX];
+
+                snprintf(inc, sizeof(inc), "[includeIf \"gitdir:%s/\"]\n\tpath = %s/incif\n",
+                         f->ws, c->cfgdir);
+                snprintf(path, sizeof(path), "%s/global", c->cfgdir);
+                assert_int_equal(write_file(path, inc, 0644), 0);
+                where = "incif";
+                break;
+        }
+        case SRC_WORKTREE:
+                snprintf(path, sizeof(path), "%s/.git/config", f->ws);
+                append(path, "[core]\n\trepositoryformatversion = 1\n"
+                             "[extensions]\n\tworktreeConfig = true\n");
+                snprintf(path, sizeof(path), "%s/.git/config.worktree", f->ws);
+                assert_int_equal(write_file(path, text, 0644), 0);
+                break;
+        case SRC_REPO:
+                snprintf(path, sizeof(path), "%s/.git/config", f->ws);
+                append(path, text);
+                break;
+        case N_SRC:
+        default:
+                fail();
+        }
+        if (where != NULL) {
+                snprintf(path, sizeof(path), "%s/%s", c->cfgdir, where);
+                assert_int_equal(write_file(path, text, 0644), 0);
+        }
+        if (src != SRC_GLOBAL && src != SRC_INCLUDE && src != SRC_INCLUDEIF) {
+                snprintf(path, sizeof(path), "%s/global", c->cfgdir);
+                if (!exists(path))
+                        assert_int_equal(write_file(path, "", 0644), 0);
+        }
+        /* The targets: each program and the hooks directory, in the
+         * workspace root and (relative keys from the caller's configs
+         * apply to every repository) in the nested repository. */
+        c->n = 0;
+        for (i = 0; i < 2; i++) {
+                const char *top = i == 0 ? f->ws : nested;
+                size_t k;
+
+                if (i == 1 && !nested_too)
+                        break;
+                for (k = 0; k <= N_PROGS; k++) {
+                        if (k < N_PROGS)
+                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]), "%s/%s-%s.sh",
+                                         top, PROGS[k], abs ? "abs" : "rel");
+                        else
+                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]), "%s/.hk-%s",
+                                         top, abs ? "abs" : "rel");
+                        c->is_hooks[c->n] = k == N_PROGS;
+                        c->n++;
+                }
+        }
+}
+
+/*
+ * The attack, given every target: plant an executable script at each
+ * program path and a pre-commit hook in each hooks directory, by every
+ * naming call (write, rename onto, symlink, remove and recreate, replace
+ * the directory); executables made without chmod (a copy of /bin/sh,
+ * then overwritten: cp creates with the source's mode).
+ */
+static const char CFG_ATTACK[] =
+        "exec 2>/dev/null; mk() { cp /bin/sh \"$1\" 2>/dev/null; printf '#!/bin/sh\\ntouch \"%s.PWNED\"\\n' \"$2\""
+        " > \"$1\" 2>/dev/null; };"
+        "for t in \"$@\"; do case \"$t\" in"
+        " *.hk-*) mkdir -p \"$t\" 2>/dev/null; mk \"$t/pre-commit\" \"$t\";"
+        "   mkdir -p prep.d; mk prep.d/pre-commit \"$t\";"
+        "   mv -T prep.d \"$t\" 2>/dev/null; rm -rf \"$t\" 2>/dev/null; mv prep.d \"$t\" 2>/dev/null;"
+        "   ln -s \"$PWD/prep.d\" \"$t\" 2>/dev/null; rm -rf prep.d;;"
+        " *) mkdir -p \"$(dirname \"$t\")\" 2>/dev/null; mk \"$t\" \"$t\";"
+        "   mk prep.f \"$t\"; mv -f prep.f \"$t\" 2>/dev/null; mk prep.f \"$t\";"
+        "   ln -sf \"$PWD/prep.f\" \"$t\" 2>/dev/null; ln -f prep.f \"$t\" 2>/dev/null;"
+        "   rm -f \"$t\" 2>/dev/null; mk \"$t\" \"$t\"; rm -f prep.f;;"
+        " esac; done; echo ok > done";
+
+static void cfg_attack_argv(const struct cfgrun *c, const char **argv)
+{
+        size_t i, n = 0;
+
+        argv[n++] = "/bin/sh";
+        argv[n++] = "-c";
+        argv[n++] = CFG_ATTACK;
+        argv[n++] = "attack";
+        for (i = 0; i < c->n; i++)
+                argv[n++] = c->targets[i];
+        argv[n] = NULL;
+}
+
+/* 1 if the target holds planted content or git ran it. */
+static int planted(const struct cfgrun *c, size_t i)
+{
+        char path[PATH_MAX + 64], buf[256];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s.PWNED", c->targets[i]);
+        if (exists(path))
+                return 1;
+        snprintf(path, sizeof(path), "%s%s", c->targets[i], c->is_hooks[i] ? "/pre-commit" : "");
+        n = read_file(path, buf, sizeof(buf) - 1);
+        if (n > 0) {
+                buf[n] = '\0';
+                if (strstr(buf, "PWNED") != NULL)
+                        return 1;
+        }
+        return 0;
+}
+
+static void test_git_config_keys(void **state)
+{
+        struct fx *f = *state;
+        struct cfgrun *c = calloc(1, sizeof(*c));
+        struct res *res = calloc(1, sizeof(*res));
+        const char *argv[4 + 2 * (N_PROGS + 1) + 1];
+        size_t b, i;
+        int src, abs, controlled[N_SRC][2] = { { 0 } };
+
+        assert_non_null(c);
+        assert_non_null(res);
+        if (git_bin() == NULL) {
+                cannot_test("git is not installed");
+                goto out;
+        }
+        cfg_env_restore();      /* remembers the test's own HOME */
+        for (b = 0; b < N_BACKENDS; b++) {
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                for (src = 0; src < N_SRC; src++)
+                        for (abs = 0; abs < 2; abs++) {
+                                struct ro o;
+                                char label[64];
+
+                                snprintf(label, sizeof(label), "%s-%s", SRC_NAME[src],
+                                         abs ? "abs" : "rel");
+                                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, label);
+                                cfg_fixture(f, (enum src) src, abs, c);
+                                cfg_attack_argv(c, argv);
+                                memset(&o, 0, sizeof(o));
+                                o.cwd = f->ws;
+                                run_mode(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, argv, &o, res);
+                                CHECK(f, exists(P(f->ws, "done")), "the attack did not finish (%s)",
+                                      describe_status(res->status));
+                                host_triggers(f->ws, c->envp);
+                                host_triggers(P(f->ws, "vendor/lib"), c->envp);
+                                for (i = 0; i < c->n; i++)
+                                        CHECK(f, !planted(c, i), "%s was planted or run by the "
+                                              "host's git", c->targets[i]);
+                                /* Control, once per source and form: the
+                                 * same attack unconfined is run by git. */
+                                if (!controlled[src][abs]) {
+                                        char line[PATH_MAX + 64];
+                                        int st;
+
+                                        controlled[src][abs] = 1;
+                                        st = host_env(f->ws, c->envp, 0, "--version", NULL, NULL,
+                                                      NULL);
+                                        assert_int_equal(st, 0);
+                                        {
+                                                pid_t pid = fork();
+
+                                                assert_true(pid >= 0);
+                                                if (pid == 0) {
+                                                        int null = open("/dev/null", O_RDWR);
+
+                                                        dup2(null, 1);
+                                                        dup2(null, 2);
+                                                        if (chdir(f->ws) < 0)
+                                                                _exit(126);
+                                                        execve(argv[0], (char *const *) argv,
+                                                               (char *const *) c->envp);
+                                                        _exit(127);
+                                                }
+                                                assert_int_equal(waitpid(pid, &st, 0), pid);
+                                        }
+                                        snprintf(line, sizeof(line), "%s/vendor/lib", f->ws);
+                                        host_triggers(f->ws, c->envp);
+                                        host_triggers(line, c->envp);
+                                        for (i = 0; i < c->n; i++)
+                                                CHECK(f, planted(c, i), "control: unconfined, %s "
+                                                      "was not run by the host's git (the test "
+                                                      "proves nothing)", c->targets[i]);
+                                }
+                        }
+        }
+        cfg_env_restore();
+out:
+        free(c);
+        free(res);
+        fx_done(f);
+}
+
+/* ---------------------------------------- issue 20: no new repository, class 5 */
+
+/*
+ * Directories one step (or a few) from a repository git would use by
+ * discovery: a committed bare fixture with HEAD and config but no
+ * objects/ and refs/ (git keeps no empty directory), one with HEAD
+ * missing, one with refs/ but no objects/, one completed through a
+ * commondir, an empty one.  The command tries to complete each by mkdir,
+ * an executable file (git only asks access(X_OK)), a symbolic link, the
+ * rename of a prepared directory, hard links and a case variant.
+ */
+static const char *const BARE[] = { "fx-hc", "fx-noh", "fx-refs", "fx-common", "fx-new" };
+#define N_BARE (sizeof(BARE) / sizeof(BARE[0]))
+
+static const char BARE_ATTACK[] =
+        "exec 2>/dev/null; mkdir -p prep/objects prep/refs/heads prep2/objects prep2/refs;"
+        "echo 'ref: refs/heads/main' > prep/H; cp prep/H prep/H2; printf '[sbx]\\n\\tmarker = planted\\n' > prep/config;"
+        /* HEAD and config present: objects/ and refs/ */
+        "mkdir fx-hc/objects fx-hc/refs; mkdir -p fx-hc/refs/heads;"
+        "ln -s ../prep/objects fx-hc/objects; mv prep2/objects fx-hc/objects;"
+        "mv prep2/refs fx-hc/refs; cp /bin/sh fx-hc/objects; cp /bin/sh fx-hc/refs;"
+        "mkdir fx-hc/sub; printf '[sbx]\\n\\tmarker = planted\\n' >> fx-hc/config;"
+        /* HEAD missing */
+        "echo 'ref: refs/heads/main' > fx-noh/HEAD; ln -s refs/heads/main fx-noh/HEAD;"
+        "mv prep/H fx-noh/HEAD; ln prep/H fx-noh/HEAD; ln -s ../prep/H fx-noh/HEAD;"
+        "ln fx-hc/HEAD fx-noh/HEAD; cp fx-hc/HEAD fx-noh/head 2>/dev/null;"
+        "mv fx-noh/head fx-noh/HEAD;"
+        /* refs/ present, objects/ missing */
+        "mkdir fx-refs/objects; ln -s ../prep/objects fx-refs/objects; cp /bin/sh fx-refs/objects;"
+        "mkdir -p prep3/objects; mv prep3/objects fx-refs/objects;"
+        /* through a commondir */
+        "echo ../common > fx-common/commondir; ln -s ../prep fx-common/commondir;"
+        "mkdir -p common/objects common/refs; echo /tmp > fx-common/gitdir;"
+        /* from nothing, and a prepared directory moved into place */
+        "mkdir fx-new/objects fx-new/refs; echo 'ref: refs/heads/main' > fx-new/HEAD;"
+        "cp -r fx-hc fx-copy; mv prep fx-moved; ln -s ../fx-hc/HEAD fx-moved/HEAD;"
+        "mv -f fx-moved/H2 fx-moved/HEAD; rm -rf fx-new; mv fx-moved fx-new;"
+        "echo ok > done";
+
+static void bare_fixture(struct fx *f)
+{
+        char path[PATH_MAX + 64];
+        size_t i;
+
+        empty_dir(f->ws);
+        for (i = 0; i < N_BARE; i++) {
+                assert_int_equal(mkdir(P(f->ws, BARE[i]), 0755), 0);
+                snprintf(path, sizeof(path), "%s/%s/config", f->ws, BARE[i]);
+                if (strcmp(BARE[i], "fx-new") != 0)
+                        assert_int_equal(write_file(path, "[core]\n\tbare = true\n"
+                                                    "[sbx]\n\tmarker = fixture\n", 0644), 0);
+                snprintf(path, sizeof(path), "%s/%s/HEAD", f->ws, BARE[i]);
+                if (strcmp(BARE[i], "fx-noh") != 0 && strcmp(BARE[i], "fx-new") != 0)
+                        assert_int_equal(write_file(path, "ref: refs/heads/main\n", 0644), 0);
+        }
+        assert_int_equal(mkdir(P(f->ws, "fx-noh/objects"), 0755), 0);
+        assert_int_equal(mkdir(P(f->ws, "fx-noh/refs"), 0755), 0);
+        assert_int_equal(mkdir(P(f->ws, "fx-refs/refs"), 0755), 0);
+}
+
+/* 1 if git, run in ws/<name> by the host, uses a repository there
+ * (rev-parse finds a git dir, or the directory's config is read). */
+static int bare_usable(struct fx *f, const char *name)
+{
+        char ceiling[PATH_MAX + 32], dir[PATH_MAX + 64];
+        const char *envp[] = { "PATH=/usr/bin:/bin", "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1",
+                               ceiling, NULL };
+
+        snprintf(ceiling, sizeof(ceiling), "GIT_CEILING_DIRECTORIES=%s", f->base);
+        snprintf(dir, sizeof(dir), "%s/%s", f->ws, name);
+        if (!exists(dir))
+                return 0;
+        return host_env(dir, envp, 0, "rev-parse", "--git-dir", NULL, NULL) == 0 ||
+               host_env(dir, envp, 0, "config", "--get", "sbx.marker", NULL) == 0;
+}
+
+static void test_git_bare_completion(void **state)
+{
+        struct fx *f = *state;
+        const char *argv[] = { "/bin/sh", "-c", BARE_ATTACK, NULL };
+        struct res *res = calloc(1, sizeof(*res));
+        size_t b, i;
+
+        assert_non_null(res);
+        if (git_bin() == NULL) {
+                cannot_test("git is not installed");
+                goto out;
+        }
+        for (b = 0; b < N_BACKENDS; b++) {
+                struct ro o;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "bare");
+                bare_fixture(f);
+                memset(&o, 0, sizeof(o));
+                o.cwd = f->ws;
+                run_mode(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, argv, &o, res);
+                CHECK(f, exists(P(f->ws, "done")), "the attack did not finish (%s)",
+                      describe_status(res->status));
+                for (i = 0; i < N_BARE; i++)
+                        CHECK(f, !bare_usable(f, BARE[i]), "%s became a repository the host's "
+                              "git uses", BARE[i]);
+                CHECK(f, !bare_usable(f, "fx-copy") && !bare_usable(f, "fx-hc/sub"),
+                      "a copy or a subdirectory of the fixture is a repository");
+                CHECK(f, !exists(P(f->ws, "fx-hc/objects")) && !exists(P(f->ws, "fx-hc/refs")) &&
+                         !exists(P(f->ws, "fx-refs/objects")) &&
+                         !exists(P(f->ws, "fx-common/commondir")) &&
+                         !exists(P(f->ws, "fx-common/gitdir")) && !exists(P(f->ws, "fx-noh/HEAD")),
+                      "a name that completes a repository was created");
+        }
+        /* Control: unconfined, the same attack makes each one usable. */
+        set_label(f, BACKENDS[0], SBX_MODE_WORKSPACE_WRITE, "bare-control");
+        bare_fixture(f);
+        assert_int_equal(host_run(f->ws, argv), 0);
+        for (i = 0; i < N_BARE; i++)
+                CHECK(f, bare_usable(f, BARE[i]), "control: unconfined, %s did not become a "
+                      "repository (the test proves nothing)", BARE[i]);
+out:
+        free(res);
+        fx_done(f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -373,6 +940,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_git_race, fx_setup, fx_teardown),
                 cmocka_unit_test_setup_teardown(test_git_bwrap_needs_acceptance, fx_setup,
                                                 fx_teardown),
+                cmocka_unit_test_setup_teardown(test_git_config_keys, fx_setup, fx_teardown),
+                cmocka_unit_test_setup_teardown(test_git_bare_completion, fx_setup, fx_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
