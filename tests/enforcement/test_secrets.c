@@ -727,15 +727,88 @@ static void test_secrets__toolchain_config_stays_hidden(void **state)
         free(r);
 }
 
+/* A real node and npm in an nvm tree of T (the host's, linked or
+ * copied), with a token in the version's etc/npmrc and in npm's built-in
+ * npmrc: npm runs from the tree (its global config is the tree's), and
+ * neither token leaves, on every usable backend.  0 when the host has no
+ * node and npm to copy. */
+static int real_npm_in_nvm_tree(void)
+{
+        static const char *const all[] = { "native", "landlock", "bwrap" };
+        char v[192], cmd[4096], script[2048], want[256];
+        struct result *r;
+        size_t i, ran = 0;
+
+        if (access("/usr/bin/node", X_OK) != 0 ||
+            access("/usr/lib/node_modules/npm/bin/npm-cli.js", R_OK) != 0)
+                return 0;
+        (void) snprintf(v, sizeof(v), "%s/.nvm/versions/node/v22.0.0", tchome);
+        (void) snprintf(cmd, sizeof(cmd),
+                        "mkdir -p '%s/bin' '%s/lib/node_modules' '%s/etc' && "
+                        "{ ln /usr/bin/node '%s/bin/node' 2>/dev/null || "
+                        "cp /usr/bin/node '%s/bin/node'; } && "
+                        "cp -R /usr/lib/node_modules/npm '%s/lib/node_modules/' && "
+                        "ln -s ../lib/node_modules/npm/bin/npm-cli.js '%s/bin/npm' && "
+                        "echo '//registry.npmjs.org/:_authToken=NPMG-" TOKEN "' > '%s/etc/npmrc' && "
+                        "echo '//registry.npmjs.org/:_authToken=NPMB-" TOKEN "' > "
+                        "'%s/lib/node_modules/npm/npmrc'", v, v, v, v, v, v, v, v, v);
+        if (system(cmd) != 0)
+                fail_msg("cannot make the nvm tree: %s", cmd);
+        (void) snprintf(script, sizeof(script),
+                        "export PATH='%s/bin':/usr/bin:/bin NO_UPDATE_NOTIFIER=1; "
+                        "npm --version && echo NPM-RAN; npm config get globalconfig; "
+                        "npm config list -l 2>&1; npm config get "
+                        "//registry.npmjs.org/:_authToken 2>&1; cat '%s/etc/npmrc' "
+                        "'%s/lib/node_modules/npm/npmrc' 2>&1; echo NPM-DONE", v, v, v);
+        (void) snprintf(want, sizeof(want), "%s/etc/npmrc\n", v);
+        r = malloc(sizeof(*r));
+        assert_non_null(r);
+        run_home = tchome;
+        for (i = 0; i < N_OF(all); i++) {
+                const char *mode = usable_in(all[i], "read-only", 0) ? "read-only" : NULL;
+                int allow = 0;
+
+                if (mode == NULL && usable_in(all[i], "read-only", 1)) {
+                        mode = "read-only";
+                        allow = 1;
+                }
+                if (mode == NULL)
+                        continue;
+                {
+                        const char *const args[] = { "--backend", all[i], "--network",
+                                                     allow ? "allow" : "deny", "--mode", mode,
+                                                     "--workspace", plain, "--", "sh", "-c",
+                                                     script, NULL };
+
+                        run(args, r);
+                }
+                if (strstr(r->out, "NPM-DONE") == NULL || strstr(r->out, "NPM-RAN") == NULL ||
+                    strstr(r->out, want) == NULL)
+                        fail_msg("[%s] npm did not run from the nvm tree (status %d): %s / %s",
+                                 all[i], r->status, r->out, r->err);
+                if (strstr(r->out, TOKEN) != NULL || strstr(r->err, TOKEN) != NULL)
+                        fail_msg("[%s] npm's global or built-in config was read: %s / %s",
+                                 all[i], r->out, r->err);
+                fprintf(stderr, "# real npm from an nvm tree: %s: ran, config hidden\n",
+                        all[i]);
+                ran++;
+        }
+        run_home = home;
+        free(r);
+        if (ran == 0)
+                fail_msg("no backend ran npm");
+        return 1;
+}
+
 /* The caller's own toolchains, where its HOME has them (root on this
  * machine: pyenv, rustup): python3 and pip from pyenv, `cargo build
  * --offline` of a trivial crate with rustup's cargo, on every usable
- * backend. */
+ * backend; and the host's node and npm from an nvm tree (as any user). */
 static void test_secrets__real_toolchains_run(void **state)
 {
         char crate[256], p[PATH_MAX + 64], script[1024];
         struct result *r = malloc(sizeof(*r));
-        int have_py, have_rust;
+        int have_py, have_rust, have_npm;
         size_t i, ran = 0;
         static const char *const all[] = { "native", "landlock", "bwrap" };
         struct stat st;
@@ -743,6 +816,7 @@ static void test_secrets__real_toolchains_run(void **state)
 
         assert_non_null(r);
         need_backend();
+        have_npm = real_npm_in_nvm_tree();
         (void) snprintf(p, sizeof(p), "%s/.pyenv/versions", real_home);
         have_py = real_home[0] != '\0' && stat(p, &st) == 0;
         (void) snprintf(p, sizeof(p), "%s/.cargo/bin/cargo", real_home);
@@ -751,6 +825,8 @@ static void test_secrets__real_toolchains_run(void **state)
                 /* Nothing of the caller's to run (an unprivileged user with
                  * no toolchains); the fake trees above still ran. */
                 fprintf(stderr, "# no real pyenv or rustup below HOME %s\n", real_home);
+                if (!have_npm)
+                        fail_msg("no real toolchain at all to run here");
                 free(r);
                 return;
         }
