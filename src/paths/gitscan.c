@@ -320,6 +320,7 @@ static int make_parents(const char *path)
 enum pt {
         PT_DIR,         /* a directory git runs from: created if missing, whole */
         PT_FILE,        /* a program or trusted file: created empty if missing */
+        PT_PROG,        /* PT_FILE, but an existing directory is left alone */
         PT_ARG,         /* a command's argument: created empty if only the
                          * last component is missing */
         PT_EXIST,       /* what exists (a directory whole); nothing created */
@@ -340,7 +341,8 @@ static int protect(struct scan *s, const char *path, enum pt how)
                     sbx__path_has_prefix(path, s->out->v[i].path))
                         return 0;       /* inside a protected tree already */
         if (lstat(path, &st) == 0)
-                return S_ISDIR(st.st_mode) ? (how == PT_EXIST_FILE || how == PT_ARG ? 0
+                return S_ISDIR(st.st_mode) ? (how == PT_EXIST_FILE || how == PT_ARG ||
+                                              how == PT_PROG ? 0
                                               : add(s, path, 1))
                                            : add(s, path, 0);
         if (errno != ENOENT && errno != ENOTDIR)
@@ -786,6 +788,8 @@ enum kind {
         K_HOOKS,        /* core.hooksPath */
         K_DIR,          /* a directory git runs or copies code from */
         K_CMD,          /* a command line or program git runs */
+        K_CMDLIKE,      /* not typed, but named the way git and its tools name
+                         * programs (*.cmd, *.command, *.helper...) */
         K_TRUST,        /* a file git trusts (signers, CAs) */
         K_PATH,         /* a file git reads as data */
         K_WORKTREE,     /* core.worktree */
@@ -846,9 +850,26 @@ static enum kind kind_of(const char *section, const char *sub, const char *key)
         else
                 snprintf(plain, sizeof(plain), "%s.%s", section, key);
         snprintf(any, sizeof(any), "%s.*", section);
+        static const char *const program_words[] = {
+                "cmd", "command", "program", "helper", "hook", "driver", "editor", "pager",
+                "tunnel", "askpass", "textconv", "process", "clean", "smudge", "proxycommand",
+        };
+        size_t kl = strlen(key);
+
         for (i = 0; i < SBX__ARRAY_SIZE(KEYS); i++)
                 if (strcmp(KEYS[i].pat, plain) == 0 || (sub == NULL && strcmp(KEYS[i].pat, any) == 0))
                         return KEYS[i].kind;
+        if (strcmp(section, "lfs") == 0 && sub != NULL && strncmp(sub, "customtransfer.", 15) == 0 &&
+            strcmp(key, "path") == 0)
+                return K_CMD;           /* git-lfs runs it from its filter */
+        /* A key of a tool this table does not know (git-lfs, git-annex,
+         * a newer git) whose name says it runs something. */
+        for (i = 0; i < SBX__ARRAY_SIZE(program_words); i++) {
+                size_t wl = strlen(program_words[i]);
+
+                if (kl >= wl && strcmp(key + kl - wl, program_words[i]) == 0)
+                        return K_CMDLIKE;
+        }
         return K_DATA;
 }
 
@@ -885,7 +906,8 @@ static int protect_from(struct scan *s, const struct ctx *c, const char *value, 
         const struct repo *rp = c->repo;
         const char *exact[2] = { NULL, NULL }, *more[2] = { NULL, NULL };
         char dir[SBX_PATH_MAX];
-        enum pt soft = how == PT_EXIST_FILE || how == PT_ARG ? PT_EXIST_FILE : PT_EXIST;
+        enum pt soft = how == PT_EXIST_FILE || how == PT_ARG || how == PT_PROG ? PT_EXIST_FILE
+                       : PT_EXIST;
         size_t i;
         int r;
 
@@ -1004,7 +1026,7 @@ struct wctx {
 static int word_path(void *arg, const char *w, int program)
 {
         struct wctx *x = arg;
-        enum pt how = x->how == PT_FILE && !program ? PT_ARG : x->how;
+        enum pt how = (x->how == PT_FILE || x->how == PT_PROG) && !program ? PT_ARG : x->how;
 
         return pathlike(w) ? protect_from(x->s, x->c, w, how, 0) : 0;
 }
@@ -1129,6 +1151,9 @@ static int eval(struct scan *s, const struct ctx *c, const char *section, const 
                  * shell command; a bare first word is a PATH lookup. */
                 return words(value[0] == '!' ? value + 1 : value, word_path,
                              &(struct wctx){ s, c, PT_FILE });
+        case K_CMDLIKE:
+                return words(value[0] == '!' ? value + 1 : value, word_path,
+                             &(struct wctx){ s, c, PT_PROG });
         case K_DATA:
         default:
                 return words(value, word_path, &(struct wctx){ s, c, PT_EXIST_FILE });

@@ -401,6 +401,26 @@ static void test_gitscan__untyped_values(void **state)
         sbx__gitscan_free(&g);
 }
 
+/* Keys of tools git runs (git-lfs) or of a newer git, named the way
+ * programs are named (*cmd, *command, *helper, *hook...): their programs
+ * are protected and created like a typed key's; a directory is not. */
+static void test_gitscan__program_named_keys(void **state)
+{
+        struct sbx__gitscan g;
+
+        (void) state;
+        mkdirs("ws/adir");
+        repo("ws/.git", "[lfs \"customtransfer.agent\"]\n\tpath = ./lfs-agent\n"
+                        "[annex]\n\tpostUpdateHook = tools/annex-hook --x\n"
+                        "[newtool]\n\tsomeCommand = ./adir\n");
+        scan(&g, env_std());
+        EXPECT(&g, "ws/lfs-agent", 0);
+        EXPECT(&g, "ws/tools/annex-hook", 0);
+        EXPECT_NOT(&g, "ws/adir");
+        assert_true(is_file("ws/lfs-agent") && is_file("ws/tools/annex-hook"));
+        sbx__gitscan_free(&g);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -414,6 +434,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_gitscan__home_and_links, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gitscan__environment_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gitscan__untyped_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_gitscan__program_named_keys, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
