@@ -152,13 +152,6 @@ static int pjoin(char *out, const char *dir, const char *name)
 
 /* ------------------------------------------------------- resolution */
 
-/* The symbolic links a resolution went through (protected with the
- * target: re-pointing one would redirect git). */
-struct links {
-        char v[8][SBX_PATH_MAX];
-        size_t n;
-};
-
 /*
  * "~/x" and "~user/x" as git expands them (HOME; the password database),
  * an absolute path as is, anything else joined to base.  0, -ENOENT (no
@@ -208,12 +201,14 @@ static int expand(const struct scan *s, const char *base, const char *rel, int w
 /*
  * Resolve the absolute path `in` as the kernel would, component by
  * component: every symbolic link followed (a dangling one too: its target
- * is where a later open lands) and recorded in `links`, ".." taken
+ * is where a later open lands) and, when s is not NULL, added to the
+ * scan's list when a writable root holds it (re-pointing a link would
+ * redirect git), ".." taken
  * physically; once a component is missing the rest is appended lexically.
  * `out` gets the canonical result.  0, -ELOOP, -ENAMETOOLONG, -errno of an
  * lstat that fails otherwise than ENOENT/ENOTDIR.
  */
-static int chase(const char *in, char *out, struct links *links)
+static int chase(struct scan *s, const char *in, char *out)
 {
         char rest[SBX_PATH_MAX], cur[SBX_PATH_MAX], comp[NAME_MAX + 1];
         size_t rl, hops = 0;
@@ -268,8 +263,12 @@ static int chase(const char *in, char *out, struct links *links)
 
                         if (++hops > MAX_LINKS)
                                 return -ELOOP;
-                        if (links != NULL && links->n < SBX__ARRAY_SIZE(links->v))
-                                strcpy(links->v[links->n++], next);
+                        if (s != NULL && under_roots(s, next)) {
+                                int e = add(s, next, 0);
+
+                                if (e < 0)
+                                        return e;
+                        }
                         n = readlink(next, target, sizeof(target) - 1);
                         if (n < 0)
                                 return -errno;
@@ -327,6 +326,45 @@ enum pt {
         PT_EXIST_FILE   /* an existing non-directory only */
 };
 
+static int protect(struct scan *s, const char *path, enum pt how);
+
+/*
+ * The symbolic links inside a directory git reads code or configuration
+ * from (a git dir, a hooks directory), `depth` levels down: git follows
+ * them, so their targets are protected too (`.git/hooks/pre-commit ->
+ * ../../scripts/pre-commit`, a symlinked `.git/config`).  objects/, refs/
+ * and logs/ hold data only and are not entered.
+ */
+static int protect_links_in(struct scan *s, const char *dir, int depth)
+{
+        char path[SBX_PATH_MAX], target[SBX_PATH_MAX];
+        struct dirent *e;
+        DIR *d = opendir(dir);
+        int r = 0;
+
+        if (d == NULL)
+                return 0;
+        while (r == 0 && (e = readdir(d)) != NULL) {
+                struct stat st;
+
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+                    pjoin(path, dir, e->d_name) < 0 || lstat(path, &st) < 0)
+                        continue;
+                if (S_ISLNK(st.st_mode)) {
+                        r = chase(s, path, target);
+                        if (r == -ELOOP || r == -ENAMETOOLONG)
+                                r = 0;
+                        else if (r == 0)
+                                r = protect(s, target, PT_EXIST);
+                } else if (S_ISDIR(st.st_mode) && depth > 0 && strcmp(e->d_name, "objects") != 0 &&
+                           strcmp(e->d_name, "refs") != 0 && strcmp(e->d_name, "logs") != 0) {
+                        r = protect_links_in(s, path, depth - 1);
+                }
+        }
+        closedir(d);
+        return r;
+}
+
 /* Protect the canonical `path` when a writable root holds it. */
 static int protect(struct scan *s, const char *path, enum pt how)
 {
@@ -335,16 +373,21 @@ static int protect(struct scan *s, const char *path, enum pt how)
         int fd, r;
 
         if (!under_roots(s, path))
-                return 0;
+                return how == PT_DIR ? protect_links_in(s, path, 0) : 0;
         for (i = 0; i < s->out->n; i++)
                 if (s->out->v[i].tree && strcmp(s->out->v[i].path, path) != 0 &&
                     sbx__path_has_prefix(path, s->out->v[i].path))
                         return 0;       /* inside a protected tree already */
-        if (lstat(path, &st) == 0)
-                return S_ISDIR(st.st_mode) ? (how == PT_EXIST_FILE || how == PT_ARG ||
-                                              how == PT_PROG ? 0
-                                              : add(s, path, 1))
-                                           : add(s, path, 0);
+        if (lstat(path, &st) == 0) {
+                if (!S_ISDIR(st.st_mode))
+                        return add(s, path, 0);
+                if (how == PT_EXIST_FILE || how == PT_ARG || how == PT_PROG)
+                        return 0;
+                if ((r = add(s, path, 1)) < 0)
+                        return r;
+                /* a hooks directory's links are where git runs hooks */
+                return how == PT_DIR ? protect_links_in(s, path, 0) : 0;
+        }
         if (errno != ENOENT && errno != ENOTDIR)
                 return fail_at(s, path, -errno);
         if (how == PT_EXIST || how == PT_EXIST_FILE)
@@ -368,6 +411,7 @@ static int protect(struct scan *s, const char *path, enum pt how)
         if (how == PT_DIR) {
                 if (mkdir(path, 0755) < 0 && errno != EEXIST)
                         return fail_at(s, path, -errno);
+                return add(s, path, 1);
         } else {
                 fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
                 if (fd < 0 && errno != EEXIST)
@@ -387,9 +431,7 @@ static int protect(struct scan *s, const char *path, enum pt how)
 static int protect_value(struct scan *s, const char *base, const char *value, enum pt how)
 {
         char joined[SBX_PATH_MAX], target[SBX_PATH_MAX];
-        struct links links;
         int which, r;
-        size_t i;
 
         if (value[0] == '\0')
                 return 0;
@@ -399,15 +441,11 @@ static int protect_value(struct scan *s, const char *base, const char *value, en
                         break;
                 if (expand(s, base, value, which, joined) < 0)
                         continue;
-                links.n = 0;
-                r = chase(joined, target, &links);
+                r = chase(s, joined, target);
                 if (r == -ENAMETOOLONG || r == -ELOOP)
                         continue;
                 if (r < 0)
                         return fail_at(s, joined, r);
-                for (i = 0; i < links.n; i++)
-                        if (under_roots(s, links.v[i]) && (r = add(s, links.v[i], 0)) < 0)
-                                return r;
                 if ((r = protect(s, target, how)) < 0)
                         return r;
         }
@@ -538,9 +576,7 @@ static int include(struct scan *s, const char *file, const char *value, struct e
 {
         char dir[SBX_PATH_MAX], joined[SBX_PATH_MAX], target[SBX_PATH_MAX];
         const char *base = NULL;
-        struct links links;
         int which, r;
-        size_t i;
 
         if (file != NULL) {
                 const char *slash = strrchr(file, '/');
@@ -558,15 +594,11 @@ static int include(struct scan *s, const char *file, const char *value, struct e
                         break;
                 if (expand(s, base, value, which, joined) < 0)
                         continue;
-                links.n = 0;
-                r = chase(joined, target, &links);
+                r = chase(s, joined, target);
                 if (r == -ENAMETOOLONG || r == -ELOOP)
                         continue;
                 if (r < 0)
                         return fail_at(s, joined, r);
-                for (i = 0; i < links.n; i++)
-                        if (under_roots(s, links.v[i]) && (r = add(s, links.v[i], 0)) < 0)
-                                return r;
                 if ((r = protect(s, target, PT_FILE)) < 0)
                         return r;
                 if (depth < MAX_INCLUDE_DEPTH && (r = read_config(s, target, out, depth + 1)) < 0)
@@ -1217,7 +1249,7 @@ static int gitfile_target(const char *file, const char *dir, char *out)
                         e = snprintf(joined, sizeof(joined), "%s/%s", dir, v) <
                             (int) sizeof(joined) ? 0 : -ENAMETOOLONG;
                 if (e == 0)
-                        e = chase(joined, out, NULL);
+                        e = chase(NULL, joined, out);
         }
         free(text);
         return e;
@@ -1307,7 +1339,7 @@ static int scan_worktrees(struct scan *s, const char *common, int depth)
                         break;
                 }
                 top[0] = '\0';
-                if (line != NULL && line[0] == '/' && chase(line, top, NULL) == 0) {
+                if (line != NULL && line[0] == '/' && chase(NULL, line, top) == 0) {
                         char *slash = strrchr(top, '/');
 
                         if (slash != NULL && slash != top)
@@ -1352,7 +1384,7 @@ static int scan_repo(struct scan *s, const char *gitdir, const char *worktree, i
 
                 if (snprintf(joined, sizeof(joined), "%s%s%s", line[0] == '/' ? "" : gitdir,
                              line[0] == '/' ? "" : "/", line) < (int) sizeof(joined) &&
-                    chase(joined, common, NULL) == 0)
+                    chase(NULL, joined, common) == 0)
                         r = protect(s, common, PT_DIR);
                 else
                         strcpy(common, gitdir);
@@ -1360,6 +1392,10 @@ static int scan_repo(struct scan *s, const char *gitdir, const char *worktree, i
         free(line);
         if (r < 0)
                 return r;
+        /* git follows links inside its git dir: hooks, config, info/ */
+        if ((r = protect_links_in(s, gitdir, 1)) < 0 ||
+            (strcmp(common, gitdir) != 0 && (r = protect_links_in(s, common, 1)) < 0))
+                goto out;
         if ((r = pjoin(path, common, "config")) < 0 || (r = read_config(s, path, &local, 0)) < 0)
                 goto out;
         /* config.worktree whether or not extensions.worktreeConfig is set
@@ -1373,7 +1409,7 @@ static int scan_repo(struct scan *s, const char *gitdir, const char *worktree, i
                         char joined[SBX_PATH_MAX];
 
                         if (expand(s, gitdir, local.v[i].value, 0, joined) == 0 &&
-                            chase(joined, wt2, NULL) == 0)
+                            chase(NULL, joined, wt2) == 0)
                                 repo.worktree2 = wt2;
                 }
         if ((r = eval_all(s, &repo, &s->outer)) < 0 || (r = eval_all(s, &repo, &local)) < 0)
@@ -1446,18 +1482,11 @@ static int dot_git(struct scan *s, const char *path, const char *dir, unsigned c
                 return r;
         if (type == DT_REG && gitfile_target(path, dir, target) == 0)
                 return scan_repo(s, target, dir, 0);
-        if (type == DT_LNK) {
-                struct links links = { .n = 0 };
-                size_t i;
-
-                if ((r = chase(path, target, &links)) < 0)
-                        return r == -ELOOP || r == -ENAMETOOLONG ? 0 : fail_at(s, path, r);
-                for (i = 0; i < links.n; i++)
-                        if (under_roots(s, links.v[i]) && (r = add(s, links.v[i], 0)) < 0)
-                                return r;
-                return scan_repo(s, target, dir, 0);
-        }
-        return 0;
+        if (type != DT_LNK)
+                return 0;
+        if ((r = chase(s, path, target)) < 0)
+                return r == -ELOOP || r == -ENAMETOOLONG ? 0 : fail_at(s, path, r);
+        return scan_repo(s, target, dir, 0);
 }
 
 /* One directory of the walk: its repository entries, and its
@@ -1604,20 +1633,15 @@ void sbx__gitscan_free(struct sbx__gitscan *g)
 static int caller_config(struct scan *s, const char *path)
 {
         char target[SBX_PATH_MAX];
-        struct links links = { .n = 0 };
-        size_t i;
         int r;
 
         if (path == NULL || path[0] != '/')
                 return 0;
-        r = chase(path, target, &links);
+        r = chase(s, path, target);
         if (r == -ELOOP || r == -ENAMETOOLONG)
                 return 0;
         if (r < 0)
                 return fail_at(s, path, r);
-        for (i = 0; i < links.n; i++)
-                if (under_roots(s, links.v[i]) && (r = add(s, links.v[i], 0)) < 0)
-                        return r;
         if ((r = protect(s, target, PT_FILE)) < 0)
                 return r;
         return read_config(s, target, &s->outer, 0);

@@ -421,6 +421,33 @@ static void test_gitscan__program_named_keys(void **state)
         sbx__gitscan_free(&g);
 }
 
+/* Links git follows inside a git dir or a hooks directory (a hook
+ * symlinked to a tracked script, a symlinked config): their targets. */
+static void test_gitscan__links_inside_git_dirs(void **state)
+{
+        struct sbx__gitscan g;
+        char text[PATH_MAX * 3];
+
+        (void) state;
+        snprintf(text, sizeof(text), "[core]\n\thooksPath = %s/cfg/hooks\n", F);
+        put("cfg/global", text);
+        mkdirs("cfg/hooks");
+        assert_int_equal(symlink(at("ws/scripts/post-merge"), at("cfg/hooks/post-merge")), 0);
+        repo("ws/.git", "");
+        put("ws/scripts/pre-commit", "#!/bin/sh\n");
+        put("ws/scripts/post-merge", "#!/bin/sh\n");
+        put("ws/tracked-config", "[core]\n\tfsmonitor = ./from-linked-config\n");
+        mkdirs("ws/.git/hooks");
+        assert_int_equal(symlink("../../scripts/pre-commit", at("ws/.git/hooks/pre-commit")), 0);
+        assert_int_equal(symlink("../tracked-config", at("ws/.git/config.worktree")), 0);
+        scan(&g, env_std());
+        EXPECT(&g, "ws/scripts/pre-commit", 0);
+        EXPECT(&g, "ws/scripts/post-merge", 0);
+        EXPECT(&g, "ws/tracked-config", 0);
+        EXPECT(&g, "ws/from-linked-config", 0);
+        sbx__gitscan_free(&g);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -435,6 +462,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_gitscan__environment_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gitscan__untyped_values, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gitscan__program_named_keys, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_gitscan__links_inside_git_dirs, setup,
+                                                teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
