@@ -204,6 +204,16 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                     struct sbx_plan **out);
 
 /*
+ * Where scratch lives (docs/backends.md "Scratch and /tmp"), each formatted
+ * with the effective uid: the one parent of a user's rung-2 spawn scratch
+ * (sbx-run-<pid>-XXXXXX below it), and the user's scratch registry (links
+ * to executor set directories), in /dev/shm, else /tmp.  Every spawn hides
+ * all three where its plan would expose them (sbx__scratch_hide).
+ */
+#define SBX__RUN_SCRATCH_FMT "/tmp/sbx-run-%lu"
+#define SBX__REGISTRY_FMT    "%s/sbx-scratch-%lu"
+
+/*
  * A copy of `in` with each of paths[0..n) (canonical directories: other
  * sandboxes' scratch, docs/executors.md) hidden: a carve-out (access 0,
  * TREE, origin secret) where a rule grants read or write; a path nothing

@@ -73,7 +73,7 @@ static const char *const reg_bases[] = { "/dev/shm", "/tmp" };
 
 static void reg_path(const char *base, char *out, size_t size)
 {
-        (void) snprintf(out, size, "%s/sbx-scratch-%lu", base, (unsigned long) geteuid());
+        (void) snprintf(out, size, SBX__REGISTRY_FMT, base, (unsigned long) geteuid());
 }
 
 /* The registry below base, opened (and made when create): fd or -errno. */
@@ -158,6 +158,24 @@ static int set_dir_name(const char *dir)
         return dir[0] == '/' && slash != NULL && strncmp(slash + 1, "sbx-set-", 8) == 0;
 }
 
+/* Push path to v unless plan cannot expose it anyway: a path below the
+ * host's /tmp or /dev that only the host rule would grant is hidden by
+ * every backend already (rung 1 and bwrap mount their own, rung 2 hides
+ * both whole). */
+static void hide_if_exposed(const sbx_plan *plan, const char *path, const char *host_tmp,
+                            struct sbx__strv *v)
+{
+        const struct sbx_plan_fs_rule *rule = sbx__plan_rule_for(plan, path);
+
+        if (rule == NULL || (rule->access & (SBX__FS_READ | SBX__FS_WRITE)) == 0)
+                return;
+        if (rule->origin == SBX__ORIGIN_HOST &&
+            ((host_tmp[0] != '\0' && sbx__path_has_prefix(path, host_tmp) &&
+              strcmp(path, host_tmp) != 0) || sbx__path_has_prefix(path, "/dev")))
+                return;
+        sbx__strv_push(v, path);
+}
+
 /* Read one registry (fd, closed here): push what plan must hide. */
 static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, struct sbx__strv *v)
 {
@@ -171,7 +189,6 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
                 return;
         }
         while ((de = readdir(d)) != NULL) {
-                const struct sbx_plan_fs_rule *rule;
                 ssize_t n;
 
                 if (de->d_name[0] == '.')
@@ -189,7 +206,7 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
                         if (errno == ENOENT)
                                 (void) unlinkat(dirfd(d), de->d_name, 0);
                         else
-                                sbx__strv_push(v, target);      /* unsure: hide it */
+                                hide_if_exposed(plan, target, host_tmp, v);  /* unsure */
                         continue;
                 }
                 if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
@@ -198,13 +215,7 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
                  * gives back only the executor's own directories. */
                 if (plan->scratch_dir != NULL && sbx__path_has_prefix(plan->scratch_dir, target))
                         continue;
-                /* Below /tmp and granted only by the host rule: every
-                 * backend hides it with /tmp already. */
-                rule = sbx__plan_rule_for(plan, target);
-                if (rule != NULL && rule->origin == SBX__ORIGIN_HOST && host_tmp[0] != '\0' &&
-                    sbx__path_has_prefix(target, host_tmp) && strcmp(target, host_tmp) != 0)
-                        continue;
-                sbx__strv_push(v, target);
+                hide_if_exposed(plan, target, host_tmp, v);
         }
         (void) closedir(d);
 }
@@ -221,6 +232,20 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
                 return SBX_OK;
         if (realpath("/tmp", host_tmp) == NULL)
                 host_tmp[0] = '\0';
+        /* The user's fixed scratch places: the parent of rung 2's spawn
+         * scratch (the spawn's own comes back as rules of its own) and
+         * the registries themselves. */
+        {
+                char fixed[64];
+
+                (void) snprintf(fixed, sizeof(fixed), SBX__RUN_SCRATCH_FMT,
+                                (unsigned long) geteuid());
+                hide_if_exposed(plan, fixed, host_tmp, &v);
+                for (k = 0; k < SBX__ARRAY_SIZE(reg_bases); k++) {
+                        reg_path(reg_bases[k], fixed, sizeof(fixed));
+                        hide_if_exposed(plan, fixed, host_tmp, &v);
+                }
+        }
         for (k = 0; k < SBX__ARRAY_SIZE(reg_bases); k++) {
                 int fd = reg_open(reg_bases[k], 0);
 

@@ -109,19 +109,17 @@ static void remove_scratch(const char *path)
                 (void) sbx__rm_rf(path);
 }
 
-/* Below the host's /tmp, which every other sandbox hides (llrules.c). */
+/* In the user's one scratch parent, which every other sandbox hides (llrules.c). */
 static sbx_code make_scratch(char **out, sbx_error *err)
 {
-        const char *env = secure_getenv("TMPDIR"), *base = "/tmp";
-        char buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX], canon[PATH_MAX], host_tmp[PATH_MAX];
-        int e;
+        char base[64], buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX];
+        int e = sbx__run_scratch_parent(base, sizeof(base));
 
-        if (env && realpath(env, canon) && realpath("/tmp", host_tmp) && sbx__under(canon, host_tmp))
-                base = canon;
+        if (e < 0)
+                return sbx__fail(err, SBX_E_IO, -e, "sbx_spawn: cannot use the scratch parent "
+                                 "%s (a directory of this user, mode 0700)", base);
         sbx__sweep_dead(base, "sbx-run-", remove_scratch);
-        if ((size_t) snprintf(buf, sizeof(buf), "%s/sbx-run-%ld-XXXXXX", base, (long) getpid()) >=
-            sizeof(buf))
-                return sbx__fail(err, SBX_E_RANGE, 0, "sbx_spawn: TMPDIR is too long");
+        (void) snprintf(buf, sizeof(buf), "%s/sbx-run-%ld-XXXXXX", base, (long) getpid());
         if (mkdtemp(buf) == NULL)
                 return sbx__fail(err, SBX_E_IO, errno, "sbx_spawn: cannot create a scratch "
                                  "directory under \"%s\"", base);

@@ -331,6 +331,10 @@ int sbx__build_mounts(struct sbx__prep *p, const struct sbx_plan *plan, const ch
 int sbx__run_op(const struct sbx__mop *op, int ruleset_fd);
 
 /* llrules.c */
+/* The parent of this user's rung-2 scratch (SBX__RUN_SCRATCH_FMT), made
+ * owner-only; one that is not a private directory of ours is refused.
+ * 0 or -errno; out holds the path either way. */
+int sbx__run_scratch_parent(char *out, size_t size);
 sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan,
                              const char *scratch, const char *home, uint32_t opts,
                              sbx_error *err);

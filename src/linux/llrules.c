@@ -7,9 +7,9 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dirent.h>
-#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +145,21 @@ static int expand_tree(struct llvec *lv, const char *dir, uint32_t access,
         }
         closedir(d);
         return r;
+}
+
+int sbx__run_scratch_parent(char *out, size_t size)
+{
+        struct stat st;
+
+        (void) snprintf(out, size, SBX__RUN_SCRATCH_FMT, (unsigned long) geteuid());
+        if (mkdir(out, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        if (lstat(out, &st) < 0)
+                return -errno;
+        /* /tmp is shared: a link or another user's directory is refused. */
+        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+                return -EPERM;
+        return 0;
 }
 
 /* Landlock rules: rung 1 uses the plan coarsely (its mounts do the

@@ -43,6 +43,34 @@ static int sh(struct fx *f, int32_t backend, int32_t mode, const char *script, c
         return ecode(res->status);
 }
 
+/* workspace-write, with the host's /tmp itself a readable root when
+ * tmp_root: a plan that exposes /tmp (--allow-read /tmp). */
+static void with_tmp_root(sbx_profile_config *cfg, const void *arg)
+{
+        static sbx_root_access root;
+        static char tmp_real[PATH_MAX];
+
+        (void) arg;
+        assert_non_null(realpath("/tmp", tmp_real));
+        root = (sbx_root_access){ tmp_real, SBX_ACCESS_ALLOW, SBX_ACCESS_DENY };
+        cfg->additional_roots = &root;
+        cfg->n_additional_roots = 1;
+}
+
+static int sh_tmp_root(struct fx *f, int32_t backend, const char *script, const char *a1,
+                       const char *a2, struct res *res)
+{
+        const char *argv[] = { "/bin/sh", "-c", script, "sh", a1, a2, NULL };
+        sbx_profile *p = profile_edit(f, SBX_MODE_WORKSPACE_WRITE, 0, with_tmp_root, NULL);
+        char full[8192];
+
+        snprintf(full, sizeof(full), "exec >&3 2>&1; %s", script);
+        argv[2] = full;
+        run_profile(f, backend, p, argv, &(struct ro){ .capture = 1 }, res);
+        sbx_profile_free(p);
+        return ecode(res->status);
+}
+
 /* ------------------------------------------------------------ host /tmp */
 
 static void test_scratch__host_tmp_hidden(void **state)
@@ -268,6 +296,13 @@ static void test_scratch__side_by_side_spawns(void **state)
                         snprintf(who, sizeof(who), "a %s spawn beside a %s one",
                                  sbx_backend_name(ALL[a]), sbx_backend_name(ALL[v]));
                         (void) sh(f, ALL[a], SBX_MODE_WORKSPACE_WRITE, ATTACK, home, tmp, res);
+                        check_untouched(f, home, tmp, who, res);
+                        /* ... and one whose profile reads the host's /tmp */
+                        snprintf(who, sizeof(who), "a %s spawn reading /tmp beside a %s one",
+                                 sbx_backend_name(ALL[a]), sbx_backend_name(ALL[v]));
+                        (void) sh_tmp_root(f, ALL[a], ATTACK "; ls -a /tmp; echo RAN", home, tmp,
+                                           res);
+                        CHECK(f, strstr(res->out, "RAN") != NULL, "%s did not run", who);
                         check_untouched(f, home, tmp, who, res);
                 }
                 /* The victim was running all along. */
