@@ -771,9 +771,13 @@ static void test_cli__toolchains_run_secrets_stay_hidden(void **state)
                                  r.out);
                 result_free(&r);
                 run_b(backends[i], off, env, &r);
-                if (r.status != 127)
-                        fail_msg("[%s] --no-toolchains: cargo status %d (want 127): %s",
-                                 bname(backends[i]), r.status, r.err);
+                /* The fake cargo is hidden: not found (127), or the host's
+                 * own cargo, if it has one, runs instead. */
+                if (strstr(r.out, "cargo-ran") != NULL ||
+                    (r.status != 127 && access("/usr/bin/cargo", X_OK) != 0 &&
+                     access("/bin/cargo", X_OK) != 0))
+                        fail_msg("[%s] --no-toolchains: cargo status %d (want 127): %s / %s",
+                                 bname(backends[i]), r.status, r.out, r.err);
                 result_free(&r);
         }
 }
