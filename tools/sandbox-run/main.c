@@ -126,10 +126,9 @@ static void add_toolchain_env(struct opts *o, const char *const *v, size_t n)
  * them (an nvm node's etc/npmrc, ~/.cargo/config.toml) does not show. */
 static void add_toolchains(struct opts *o)
 {
+        sbx_error e = { 0, 0, { 0 } };
         char **v = NULL;
         size_t n = 0, i, k;
-
-        sbx_error e = { 0, 0, { 0 } };
 
         if (sbx_toolchain_roots(NULL, &v, &n, &e) != SBX_OK) {
                 /* None shown (closed), and said. */
