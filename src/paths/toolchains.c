@@ -25,7 +25,7 @@
  * How a pattern's match is exposed:
  *   TREE     the match and everything below it;
  *   VERSION  the match is an installed version (of node, Python, Ruby, a
- *            Rust toolchain, ...): only its runtime subtrees below are
+ *            JDK, GHC, ...): only its runtime subtrees below are
  *            exposed, never its other entries (etc/, top-level config
  *            files such as pip.conf, a .git);
  *   PROGRAM  the match only when it is an executable regular file (a
