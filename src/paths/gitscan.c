@@ -71,6 +71,7 @@
  * none), file the config file that holds it (NULL: the environment). */
 struct ent {
         char *file, *section, *sub, *key, *value;
+        int kind;                       /* enum kind, -1 until first looked up */
 };
 
 struct ents {
@@ -158,9 +159,12 @@ static int pjoin(char *out, const char *dir, const char *name)
  * such home, or relative with no base), -ENAMETOOLONG.  `which` picks the
  * home for "~/" (0: HOME, 1: the account's).
  */
-static int expand(const struct scan *s, const char *base, const char *rel, int which, char *out)
+static int expand(const struct scan *s, const char *base, const char *rel, int which, char *out,
+                  size_t *canon)
 {
         int n;
+
+        *canon = 0;     /* how much of out is known canonical */
 
         if (rel[0] == '~') {
                 const char *slash = strchr(rel, '/');
@@ -171,6 +175,7 @@ static int expand(const struct scan *s, const char *base, const char *rel, int w
                         if (s->homes[which] == NULL)
                                 return -ENOENT;
                         n = snprintf(out, SBX_PATH_MAX, "%s/%s", s->homes[which], rest);
+                        *canon = strlen(s->homes[which]);
                 } else {
                         char user[256], buf[16384];
                         struct passwd pw, *res = NULL;
@@ -192,6 +197,7 @@ static int expand(const struct scan *s, const char *base, const char *rel, int w
                 if (base == NULL || which != 0)
                         return -ENOENT;
                 n = snprintf(out, SBX_PATH_MAX, "%s/%s", base, rel);
+                *canon = strlen(base);
         }
         if (n < 0 || n >= SBX_PATH_MAX)
                 return -ENAMETOOLONG;
@@ -205,10 +211,12 @@ static int expand(const struct scan *s, const char *base, const char *rel, int w
  * scan's list when a writable root holds it (re-pointing a link would
  * redirect git), ".." taken
  * physically; once a component is missing the rest is appended lexically.
- * `out` gets the canonical result.  0, -ELOOP, -ENAMETOOLONG, -errno of an
+ * The first `canon` bytes of `in` are known canonical (a repository's
+ * top, a config file's directory: found by the walk or resolved already)
+ * and are not looked at again.  `out` gets the canonical result.  0, -ELOOP, -ENAMETOOLONG, -errno of an
  * lstat that fails otherwise than ENOENT/ENOTDIR.
  */
-static int chase(struct scan *s, const char *in, char *out)
+static int chase(struct scan *s, const char *in, size_t canon, char *out)
 {
         char rest[SBX_PATH_MAX], cur[SBX_PATH_MAX], comp[NAME_MAX + 1];
         size_t rl, hops = 0;
@@ -219,6 +227,11 @@ static int chase(struct scan *s, const char *in, char *out)
         strcpy(rest, in);
         strcpy(cur, "/");
         rl = 0;         /* rest[rl..] is what is left */
+        if (canon > 1 && canon < sizeof(cur) && in[0] == '/' && (in[canon] == '/' || in[canon] == '\0')) {
+                memcpy(cur, in, canon);
+                cur[canon] = '\0';
+                rl = canon;
+        }
         for (;;) {
                 size_t k = 0, cl = strlen(cur);
                 struct stat st;
@@ -348,10 +361,17 @@ static int protect_links_in(struct scan *s, const char *dir, int depth)
                 struct stat st;
 
                 if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-                    pjoin(path, dir, e->d_name) < 0 || lstat(path, &st) < 0)
+                    e->d_type == DT_REG || (e->d_type == DT_DIR && depth == 0) ||
+                    pjoin(path, dir, e->d_name) < 0)
+                        continue;
+                if (e->d_type == DT_DIR)
+                        st.st_mode = S_IFDIR;
+                else if (e->d_type == DT_LNK)
+                        st.st_mode = S_IFLNK;
+                else if (lstat(path, &st) < 0)
                         continue;
                 if (S_ISLNK(st.st_mode)) {
-                        r = chase(s, path, target);
+                        r = chase(s, path, strlen(dir), target);
                         if (r == -ELOOP || r == -ENAMETOOLONG)
                                 r = 0;
                         else if (r == 0)
@@ -431,6 +451,7 @@ static int protect(struct scan *s, const char *path, enum pt how)
 static int protect_value(struct scan *s, const char *base, const char *value, enum pt how)
 {
         char joined[SBX_PATH_MAX], target[SBX_PATH_MAX];
+        size_t canon;
         int which, r;
 
         if (value[0] == '\0')
@@ -439,9 +460,9 @@ static int protect_value(struct scan *s, const char *base, const char *value, en
                 if (which == 1 && (s->homes[1] == NULL || value[0] != '~' ||
                                    (value[1] != '/' && value[1] != '\0')))
                         break;
-                if (expand(s, base, value, which, joined) < 0)
+                if (expand(s, base, value, which, joined, &canon) < 0)
                         continue;
-                r = chase(s, joined, target);
+                r = chase(s, joined, canon, target);
                 if (r == -ENAMETOOLONG || r == -ELOOP)
                         continue;
                 if (r < 0)
@@ -528,6 +549,7 @@ static int ents_push(struct ents *e, const char *file, const char *section, cons
         }
         x = &e->v[e->n];
         memset(x, 0, sizeof(*x));
+        x->kind = -1;
         if ((file != NULL && (x->file = sbx__strdup(file)) == NULL) ||
             (x->section = sbx__strdup(section)) == NULL ||
             (sub != NULL && (x->sub = sbx__strdup(sub)) == NULL) ||
@@ -576,6 +598,7 @@ static int include(struct scan *s, const char *file, const char *value, struct e
 {
         char dir[SBX_PATH_MAX], joined[SBX_PATH_MAX], target[SBX_PATH_MAX];
         const char *base = NULL;
+        size_t canon;
         int which, r;
 
         if (file != NULL) {
@@ -592,9 +615,9 @@ static int include(struct scan *s, const char *file, const char *value, struct e
         for (which = 0; which < 2; which++) {
                 if (which == 1 && (s->homes[1] == NULL || value[0] != '~'))
                         break;
-                if (expand(s, base, value, which, joined) < 0)
+                if (expand(s, base, value, which, joined, &canon) < 0)
                         continue;
-                r = chase(s, joined, target);
+                r = chase(s, joined, canon, target);
                 if (r == -ENAMETOOLONG || r == -ELOOP)
                         continue;
                 if (r < 0)
@@ -911,6 +934,7 @@ struct ctx {
         const struct repo *repo;
         const char *file;               /* the entry's config file, or NULL */
         int depth;
+        int rel_only;                   /* absolute values were done already */
 };
 
 static void dir_of(const char *file, char *dir)
@@ -944,7 +968,7 @@ static int protect_from(struct scan *s, const struct ctx *c, const char *value, 
         int r;
 
         if (value[0] == '/' || value[0] == '~')
-                return protect_value(s, NULL, value, how);
+                return c->rel_only ? 0 : protect_value(s, NULL, value, how);
         dir_of(c->file, dir);
         /* git runs hooks and programs, and reads relative paths, from the
          * top of the worktree (core.worktree when set); a bare
@@ -957,7 +981,9 @@ static int protect_from(struct scan *s, const struct ctx *c, const char *value, 
                 if (exact[i] != NULL && (r = protect_value(s, exact[i], value, how)) < 0)
                         return r;
         for (i = 0; i < 2; i++)
-                if (more[i] != NULL && (r = protect_value(s, more[i], value, soft)) < 0)
+                if (more[i] != NULL && (exact[0] == NULL || strcmp(more[i], exact[0]) != 0) &&
+                    (exact[1] == NULL || strcmp(more[i], exact[1]) != 0) &&
+                    (r = protect_value(s, more[i], value, soft)) < 0)
                         return r;
         return 0;
 }
@@ -996,6 +1022,9 @@ static int words(const char *value, int (*fn)(void *, const char *, int), void *
         for (pass = 0; pass < 2; pass++) {
                 const char *p = value;
                 int cmdpos = 1;
+
+                if (pass == 1 && strpbrk(value, "'\"") == NULL)
+                        break;          /* no quote: the same words again */
 
                 while (*p != '\0') {
                         size_t n = 0;
@@ -1064,7 +1093,7 @@ static int word_path(void *arg, const char *w, int program)
 }
 
 static int eval(struct scan *s, const struct ctx *c, const char *section, const char *sub,
-                const char *key, const char *value);
+                const char *key, const char *value, int kind);
 
 /* alias.x = "-c k=v --exec-path=d status": git applies these options. */
 static int git_args(struct scan *s, const struct ctx *c, const char *value)
@@ -1112,7 +1141,7 @@ static int git_args(struct scan *s, const struct ctx *c, const char *value)
                         name[eq - kv] = '\0';
                         if (split_key(name, section, sizeof(section), sub, sizeof(sub), key,
                                       sizeof(key), &has_sub) == 0 &&
-                            (r = eval(s, c, section, has_sub ? sub : NULL, key, eq + 1)) < 0)
+                            (r = eval(s, c, section, has_sub ? sub : NULL, key, eq + 1, -1)) < 0)
                                 return r;
                         continue;
                 }
@@ -1134,9 +1163,9 @@ static int git_args(struct scan *s, const struct ctx *c, const char *value)
         return 0;
 }
 
-/* One entry evaluated for one repository. */
+/* One entry evaluated for one repository (kind -1: look it up). */
 static int eval(struct scan *s, const struct ctx *c, const char *section, const char *sub,
-                const char *key, const char *value)
+                const char *key, const char *value, int kind)
 {
         enum kind k;
 
@@ -1153,15 +1182,15 @@ static int eval(struct scan *s, const struct ctx *c, const char *section, const 
                         return 0;
                 r = include(s, NULL, value, &inc, c->depth);
                 for (i = 0; r == 0 && i < inc.n; i++) {
-                        struct ctx c2 = { c->repo, inc.v[i].file, c->depth + 1 };
+                        struct ctx c2 = { c->repo, inc.v[i].file, c->depth + 1, c->rel_only };
 
                         r = eval(s, &c2, inc.v[i].section, inc.v[i].sub, inc.v[i].key,
-                                 inc.v[i].value);
+                                 inc.v[i].value, -1);
                 }
                 ents_free(&inc);
                 return r;
         }
-        k = kind_of(section, sub, key);
+        k = kind >= 0 ? (enum kind) kind : kind_of(section, sub, key);
         switch (k) {
         case K_SKIP:
         case K_WORKTREE:        /* a base (eval_repo), git runs nothing there */
@@ -1192,16 +1221,18 @@ static int eval(struct scan *s, const struct ctx *c, const char *section, const 
         }
 }
 
-static int eval_all(struct scan *s, const struct repo *rp, const struct ents *e)
+static int eval_all(struct scan *s, const struct repo *rp, struct ents *e, int rel_only)
 {
         size_t i;
         int r;
 
         for (i = 0; i < e->n; i++) {
-                struct ctx c = { rp, e->v[i].file, 0 };
+                struct ctx c = { rp, e->v[i].file, 0, rel_only };
+                struct ent *x = &e->v[i];
 
-                if ((r = eval(s, &c, e->v[i].section, e->v[i].sub, e->v[i].key,
-                              e->v[i].value)) < 0)
+                if (x->kind < 0)
+                        x->kind = (int) kind_of(x->section, x->sub, x->key);
+                if ((r = eval(s, &c, x->section, x->sub, x->key, x->value, x->kind)) < 0)
                         return r;
         }
         return 0;
@@ -1249,7 +1280,7 @@ static int gitfile_target(const char *file, const char *dir, char *out)
                         e = snprintf(joined, sizeof(joined), "%s/%s", dir, v) <
                             (int) sizeof(joined) ? 0 : -ENAMETOOLONG;
                 if (e == 0)
-                        e = chase(NULL, joined, out);
+                        e = chase(NULL, joined, 0, out);
         }
         free(text);
         return e;
@@ -1339,7 +1370,7 @@ static int scan_worktrees(struct scan *s, const char *common, int depth)
                         break;
                 }
                 top[0] = '\0';
-                if (line != NULL && line[0] == '/' && chase(NULL, line, top) == 0) {
+                if (line != NULL && line[0] == '/' && chase(NULL, line, 0, top) == 0) {
                         char *slash = strrchr(top, '/');
 
                         if (slash != NULL && slash != top)
@@ -1384,7 +1415,7 @@ static int scan_repo(struct scan *s, const char *gitdir, const char *worktree, i
 
                 if (snprintf(joined, sizeof(joined), "%s%s%s", line[0] == '/' ? "" : gitdir,
                              line[0] == '/' ? "" : "/", line) < (int) sizeof(joined) &&
-                    chase(NULL, joined, common) == 0)
+                    chase(NULL, joined, line[0] == '/' ? 0 : strlen(gitdir), common) == 0)
                         r = protect(s, common, PT_DIR);
                 else
                         strcpy(common, gitdir);
@@ -1408,11 +1439,14 @@ static int scan_repo(struct scan *s, const char *gitdir, const char *worktree, i
                     strcmp(local.v[i].key, "worktree") == 0 && local.v[i].value[0] != '\0') {
                         char joined[SBX_PATH_MAX];
 
-                        if (expand(s, gitdir, local.v[i].value, 0, joined) == 0 &&
-                            chase(NULL, joined, wt2) == 0)
+                        size_t canon;
+
+                        if (expand(s, gitdir, local.v[i].value, 0, joined, &canon) == 0 &&
+                            chase(NULL, joined, canon, wt2) == 0)
                                 repo.worktree2 = wt2;
                 }
-        if ((r = eval_all(s, &repo, &s->outer)) < 0 || (r = eval_all(s, &repo, &local)) < 0)
+        /* the caller's absolute values resolve alike everywhere: done once */
+        if ((r = eval_all(s, &repo, &s->outer, 1)) < 0 || (r = eval_all(s, &repo, &local, 0)) < 0)
                 goto out;
         if ((r = scan_worktrees(s, common, depth)) < 0)
                 goto out;
@@ -1484,7 +1518,7 @@ static int dot_git(struct scan *s, const char *path, const char *dir, unsigned c
                 return scan_repo(s, target, dir, 0);
         if (type != DT_LNK)
                 return 0;
-        if ((r = chase(s, path, target)) < 0)
+        if ((r = chase(s, path, strlen(dir), target)) < 0)
                 return r == -ELOOP || r == -ENAMETOOLONG ? 0 : fail_at(s, path, r);
         return scan_repo(s, target, dir, 0);
 }
@@ -1637,7 +1671,7 @@ static int caller_config(struct scan *s, const char *path)
 
         if (path == NULL || path[0] != '/')
                 return 0;
-        r = chase(s, path, target);
+        r = chase(s, path, 0, target);
         if (r == -ELOOP || r == -ENAMETOOLONG)
                 return 0;
         if (r < 0)
@@ -1748,7 +1782,7 @@ int sbx__git_discover(const char *const *roots, size_t n_roots, const char *cons
 
         /* 2 and 3. Absolute values once; then every repository that can
          * see a root: above it, then below it. */
-        if ((r = eval_all(&s, &none, &s.outer)) < 0)
+        if ((r = eval_all(&s, &none, &s.outer, 0)) < 0)
                 goto out;
         for (i = 0; i < n_roots && r == 0; i++)
                 r = enclosing(&s, roots[i]);
