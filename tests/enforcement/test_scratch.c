@@ -12,13 +12,14 @@
  *     a workspace under /tmp works (create, mkdir, read, list);
  *   - a second sandbox running beside a first cannot read, list or write
  *     the first's scratch HOME and TMPDIR (every pair of backends; the
- *     first is still running when the second attacks);
+ *     first is still running when the second attacks), even when the
+ *     second's profile reads the host's /tmp;
  *   - an executor's HOME and TMPDIR cannot be read, listed or written by
  *     another executor of its set, by an executor of another set on the
  *     same scratch root, by one of a set on another root, or by a plain
- *     spawn on any backend; with the set's root below /tmp and outside it
- *     (/var/tmp), and with the attacker's zygote started before the
- *     victim's set existed;
+ *     spawn or Confine argv on any backend; with the set's root below /tmp,
+ *     outside it (/var/tmp) and in the workspace, and with the attacker's
+ *     zygote started before the victim's set existed;
  *   - closing a set leaves no entry of it in the user's scratch registry.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -538,7 +539,7 @@ static void executors_apart(struct fx *f, int32_t backend, const char *root, con
 static void test_scratch__executors_apart(void **state)
 {
         struct fx *f = *state;
-        char in_tmp[PATH_MAX], outside[PATH_MAX];
+        char in_tmp[PATH_MAX], outside[PATH_MAX], in_ws[PATH_MAX];
         size_t b;
 
         fx_populate(f);
@@ -546,6 +547,7 @@ static void test_scratch__executors_apart(void **state)
          * attackers include a set on the other one. */
         join(in_tmp, f->base, "sroot");
         join(outside, f->vbase, "sroot");
+        join(in_ws, f->ws, ".sroot");
         for (b = 0; b < N_BACKENDS; b++) {
                 if (!backend_usable(f, BACKENDS[b]))
                         continue;
@@ -553,8 +555,11 @@ static void test_scratch__executors_apart(void **state)
                 executors_apart(f, BACKENDS[b], in_tmp, outside);
                 set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "root outside /tmp");
                 executors_apart(f, BACKENDS[b], outside, in_tmp);
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "root in the workspace");
+                executors_apart(f, BACKENDS[b], in_ws, outside);
                 rm_tree(in_tmp);
                 rm_tree(outside);
+                rm_tree(in_ws);
         }
         fx_done(f);
 }
