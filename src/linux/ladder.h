@@ -89,7 +89,9 @@ struct sbx__notify_map {
                 uint8_t  op;    /* SBX__N_* */
         } v[128];
 };
-/* A protected object: a tree root (everything below it) or one file. */
+/* A protected object: a tree root (everything below it), one file, or
+ * (tree 2) a directory on the way to one, pinned: not renamed or removed,
+ * its other entries writable. */
 struct sbx__prot {
         dev_t dev;
         ino_t ino;

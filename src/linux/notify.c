@@ -391,32 +391,41 @@ static int open_parent(const struct sbx__nreq *q, int base, char *path, struct t
         return remap_self(q, t);
 }
 
-/* 1 if (dev, ino) is protected (any, or only tree roots when trees). */
-static int is_prot(const struct sbx__notify_ctx *c, const struct stat *st, int trees)
+/* What is_prot matches: protected objects, tree roots only, or protected
+ * objects and the pinned directories on the way to them. */
+#define PROT_OBJECT 0
+#define PROT_TREE   1
+#define PROT_PINNED 2
+
+/* 1 if (dev, ino) is protected in the sense of `which` (PROT_*). */
+static int is_prot(const struct sbx__notify_ctx *c, const struct stat *st, int which)
 {
         size_t i;
 
         for (i = 0; i < c->n_prot; i++)
                 if (c->prot[i].dev == st->st_dev && c->prot[i].ino == st->st_ino &&
-                    (!trees || c->prot[i].tree))
+                    (which == PROT_PINNED || (which == PROT_TREE ? c->prot[i].tree == 1
+                                                                 : c->prot[i].tree != 2)))
                         return 1;
         return 0;
 }
 
 /*
  * 1 if the entry (t->dirfd, t->name) is protected: it is a protected
- * object itself, or its directory is at or below a protected tree (walked
- * up through ".." to the root; a protected tree cannot be moved, so the
- * answer cannot change under us).  -errno if the walk fails.
+ * object itself (or, when moving, a pinned directory on the way to one),
+ * or its directory is at or below a protected tree (walked up through ".."
+ * to the root; a protected tree cannot be moved, so the answer cannot
+ * change under us).  -errno if the walk fails.
  */
-static int protected_entry(const struct sbx__notify_ctx *c, const struct target *t)
+static int protected_entry(const struct sbx__notify_ctx *c, const struct target *t, int moving)
 {
         struct stat st, up;
         int fd, nfd, depth;
 
         if (c->n_prot == 0)
                 return 0;
-        if (fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && is_prot(c, &st, 0))
+        if (fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            is_prot(c, &st, moving ? PROT_PINNED : PROT_OBJECT))
                 return 1;
         fd = (int) fcntl(t->dirfd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
@@ -424,7 +433,7 @@ static int protected_entry(const struct sbx__notify_ctx *c, const struct target 
         for (depth = 0; depth < 4096; depth++) {
                 if (fstat(fd, &st) < 0)
                         break;
-                if (is_prot(c, &st, 1)) {
+                if (is_prot(c, &st, PROT_TREE)) {
                         (void) close(fd);
                         return 1;
                 }
@@ -443,14 +452,18 @@ static int protected_entry(const struct sbx__notify_ctx *c, const struct target 
         return -EACCES;
 }
 
+/* refused()'s checks: the name (a new entry), a move or removal. */
+#define R_NAME 1
+#define R_MOVE 2
+
 /* Refused if the name makes a repository or the entry is protected. */
-static int refused(const struct sbx__nreq *q, const struct target *t, int check_name)
+static int refused(const struct sbx__nreq *q, const struct target *t, int checks)
 {
         int r;
 
-        if (check_name && makes_repository(t))
+        if ((checks & R_NAME) && makes_repository(t))
                 return EPERM;
-        r = protected_entry(q->ctx, t);
+        r = protected_entry(q->ctx, t, (checks & R_MOVE) != 0);
         if (r < 0)
                 return -r;
         return r ? EACCES : 0;
@@ -517,7 +530,7 @@ static int magic_refused(const struct sbx__nreq *q, const struct target *t)
 
         if (fstatat(t->dirfd, t->name, &st, 0) < 0)
                 return errno;
-        if (is_prot(q->ctx, &st, 0))
+        if (is_prot(q->ctx, &st, PROT_OBJECT))
                 return EACCES;
         if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
                 return 0;               /* pipes, sockets, terminals */
@@ -701,7 +714,7 @@ static void do_open(const struct sbx__nreq *q, int base, char *path, int flags, 
                 fd = openat(t.dirfd, t.name, (flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
                 goto opened;
         }
-        if ((e = refused(q, &t, (flags & O_CREAT) != 0)) != 0) {
+        if ((e = refused(q, &t, (flags & O_CREAT) ? R_NAME : 0)) != 0) {
                 drop(&t);
                 sbx__nreq_respond(q, 0, e);
                 return;
@@ -762,7 +775,7 @@ static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int b
                 at = op == SBX__N_MKDIRAT || op == SBX__N_MKNODAT;
                 if ((r = open_parent(q, base, a, &t)) < 0)
                         e = -r;
-                else if ((e = refused(q, &t, 1)) != 0)
+                else if ((e = refused(q, &t, R_NAME)) != 0)
                         ;
                 else if (op == SBX__N_MKDIR || op == SBX__N_MKDIRAT)
                         e = mkdirat(t.dirfd, t.name, (mode_t) args[at ? 2 : 1]) < 0 ? errno : 0;
@@ -773,7 +786,7 @@ static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int b
         case SBX__N_SYMLINK: case SBX__N_SYMLINKAT:
                 if ((r = open_parent(q, base2, b, &t)) < 0)
                         e = -r;
-                else if ((e = refused(q, &t, 1)) == 0)
+                else if ((e = refused(q, &t, R_NAME)) == 0)
                         e = symlinkat(a, t.dirfd, t.name) < 0 ? errno : 0;
                 break;
         case SBX__N_LINK: case SBX__N_LINKAT: {
@@ -781,7 +794,7 @@ static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int b
 
                 if ((r = open_parent(q, base2, b, &t)) < 0) {
                         e = -r;
-                } else if ((e = refused(q, &t, 1)) != 0) {
+                } else if ((e = refused(q, &t, R_NAME)) != 0) {
                         ;
                 } else if (a[0] == '\0' && (flags & AT_EMPTY_PATH)) {
                         /* linkat(fd, "", ...): the file behind the fd. */
@@ -789,7 +802,7 @@ static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int b
                         struct stat st;
 
                         proc_path(p, q->pid, "fd/", as_int(args[0]));
-                        if (stat(p, &st) == 0 && is_prot(q->ctx, &st, 0))
+                        if (stat(p, &st) == 0 && is_prot(q->ctx, &st, PROT_OBJECT))
                                 e = EACCES;
                         else
                                 e = linkat(AT_FDCWD, p, t.dirfd, t.name, AT_SYMLINK_FOLLOW) < 0
@@ -809,7 +822,7 @@ static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int b
 
                 if ((r = open_parent(q, base, a, &t)) < 0)
                         e = -r;
-                else if ((e = refused(q, &t, 1)) == 0)
+                else if ((e = refused(q, &t, R_NAME | R_MOVE)) == 0)
                         e = unlinkat(t.dirfd, t.name, flags) < 0 ? errno : 0;
                 break;
         }
@@ -819,7 +832,8 @@ static int do_simple(const struct sbx__nreq *q, int op, int base, char *a, int b
                 if ((r = open_parent(q, base, a, &o)) < 0 ||
                     (r = open_parent(q, base2, b, &t)) < 0)
                         e = -r;
-                else if ((e = refused(q, &t, 1)) == 0 && (e = refused(q, &o, 1)) == 0)
+                else if ((e = refused(q, &t, R_NAME | R_MOVE)) == 0 &&
+                         (e = refused(q, &o, R_NAME | R_MOVE)) == 0)
                         e = syscall(SYS_renameat2, o.dirfd, o.name, t.dirfd, t.name, flags) < 0
                             ? errno : 0;
                 break;

@@ -411,9 +411,10 @@ static void cfg_text(const struct fx *f, int abs, char *out, size_t size)
         size_t i;
 
         for (i = 0; i < N_PROGS; i++)
-                snprintf(v[i], sizeof(v[i]), "%s/%s-%s.sh", abs ? f->ws : ".", PROGS[i], form);
+                snprintf(v[i], sizeof(v[i]), "%s/%s%s-%s.sh", abs ? f->ws : ".",
+                         i == 2 ? "filters/bin/" : "", PROGS[i], form);
         snprintf(out, size,
-                 "[core]\n\thooksPath = %s%s.hk-%s\n\tfsmonitor = %s\n\tsshCommand = %s\n"
+                 "[core]\n\thooksPath = %s%shooks.d/hk-%s\n\tfsmonitor = %s\n\tsshCommand = %s\n"
                  "[diff]\n\texternal = %s\n[filter \"pw\"]\n\tclean = %s\n"
                  "[alias]\n\tpwn = !%s\n[credential]\n\thelper = %s%s\n",
                  abs ? f->ws : "", abs ? "/" : "", form, v[0], v[4], v[1], v[2], v[3],
@@ -662,11 +663,12 @@ static void cfg_fixture(struct fx *f, enum src src, int abs, struct cfgrun *c)
                         break;
                 for (k = 0; k <= N_PROGS; k++) {
                         if (k < N_PROGS)
-                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]), "%s/%s-%s.sh",
-                                         top, PROGS[k], abs ? "abs" : "rel");
+                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]),
+                                         "%s/%s%s-%s.sh", top, k == 2 ? "filters/bin/" : "",
+                                         PROGS[k], abs ? "abs" : "rel");
                         else
-                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]), "%s/.hk-%s",
-                                         top, abs ? "abs" : "rel");
+                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]),
+                                         "%s/hooks.d/hk-%s", top, abs ? "abs" : "rel");
                         c->is_hooks[c->n] = k == N_PROGS;
                         c->n++;
                 }
@@ -677,14 +679,17 @@ static void cfg_fixture(struct fx *f, enum src src, int abs, struct cfgrun *c)
  * The attack, given every target: plant an executable script at each
  * program path and a pre-commit hook in each hooks directory, by every
  * naming call (write, rename onto, symlink, remove and recreate, replace
- * the directory); executables made without chmod (a copy of /bin/sh,
- * then overwritten: cp creates with the source's mode).
+ * the directory, move the directory holding it away and make a new one);
+ * executables made without chmod (a copy of /bin/sh, then overwritten:
+ * cp creates with the source's mode).
  */
 static const char CFG_ATTACK[] =
         "exec 2>/dev/null; mk() { cp /bin/sh \"$1\" 2>/dev/null; printf '#!/bin/sh\\ntouch \"%s.PWNED\"\\n' \"$2\""
         " > \"$1\" 2>/dev/null; };"
-        "for t in \"$@\"; do case \"$t\" in"
-        " *.hk-*) mkdir -p \"$t\" 2>/dev/null; mk \"$t/pre-commit\" \"$t\";"
+        "away() { d=$(dirname \"$1\"); case \"$d\" in \"$PWD\"/vendor|\"$PWD\"/vendor/lib) ;;"
+        " \"$PWD\"/*) mv \"$d\" \"$d.away\"; mkdir -p \"$d\";; esac; };"
+        "for t in \"$@\"; do away \"$t\"; away \"$(dirname \"$t\")\"; case \"$t\" in"
+        " */hk-*) mkdir -p \"$t\" 2>/dev/null; mk \"$t/pre-commit\" \"$t\";"
         "   mkdir -p prep.d; mk prep.d/pre-commit \"$t\";"
         "   mv -T prep.d \"$t\" 2>/dev/null; rm -rf \"$t\" 2>/dev/null; mv prep.d \"$t\" 2>/dev/null;"
         "   ln -s \"$PWD/prep.d\" \"$t\" 2>/dev/null; rm -rf prep.d;;"
