@@ -217,6 +217,7 @@ static int origin_rank(uint32_t origin)
                 return 1;
         case SBX__ORIGIN_PROTECTED:
         case SBX__ORIGIN_SECRET:
+        case SBX__ORIGIN_SCRATCH:
                 return 2;
         default:
                 return 3;
@@ -887,6 +888,8 @@ static const char *origin_text(uint32_t o)
                 return "runtime";
         case SBX__ORIGIN_SECRET:
                 return "secret";
+        case SBX__ORIGIN_SCRATCH:
+                return "scratch";
         default:
                 return "invalid";
         }

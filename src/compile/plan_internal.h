@@ -32,6 +32,10 @@
 #define SBX__ORIGIN_PROTECTED  4u  /* <writable root>/.git and what discovery adds */
 #define SBX__ORIGIN_RUNTIME    5u  /* loader, libraries, /dev/null...: a backend necessity */
 #define SBX__ORIGIN_SECRET     6u  /* a home's well-known secret location: hidden (access 0) */
+#define SBX__ORIGIN_SCRATCH    7u  /* another sandbox's scratch: hidden (access 0); it holds an
+                                    * empty directory SBX__SCRATCH_EMPTY for as long as it
+                                    * exists (sbx__plan_hide) */
+#define SBX__SCRATCH_EMPTY ".empty"
 
 /* The network decision. */
 #define SBX__NET_DENY              1  /* private network namespace, loopback only */
@@ -216,13 +220,15 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
 /*
  * A copy of `in` with each of paths[0..n) (canonical directories: other
  * sandboxes' scratch, docs/executors.md) hidden: a carve-out (access 0,
- * TREE, origin secret) where a rule grants read or write; a path nothing
+ * TREE, origin origins[i]: SBX__ORIGIN_SCRATCH for a set directory, which
+ * may vanish at any time, SBX__ORIGIN_SECRET for a fixed place; all secret
+ * when origins is NULL) where a rule grants read or write; a path nothing
  * grants, or one with a rule of its own, is left as it is.  The writable
  * roots are unchanged; a plan that gets a carve-out requires read-boundary.
  * 0, -EINVAL (a direct plan), -ENOMEM.  Pure.
  */
-int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, size_t n,
-                   struct sbx_plan **out);
+int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, const uint32_t *origins,
+                   size_t n, struct sbx_plan **out);
 
 /* 1 if a and b confine alike: every field a backend enforces is equal
  * (the command's access, which only admission reads, is not compared).

@@ -265,8 +265,8 @@ nomem:
         return -ENOMEM;
 }
 
-int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, size_t n,
-                   struct sbx_plan **out)
+int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, const uint32_t *origins,
+                   size_t n, struct sbx_plan **out)
 {
         struct sbx__rules r = { NULL, 0, 0 };
         struct sbx_plan *plan;
@@ -286,7 +286,8 @@ int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, size_t n
                  * with a rule of its own keeps it. */
                 if (up == NULL || (up->access & (R | W)) == 0 || strcmp(up->path, paths[i]) == 0)
                         continue;
-                if (sbx__rules_add(&r, paths[i], 0, SBX__FS_TREE, SBX__ORIGIN_SECRET) < 0) {
+                if (sbx__rules_add(&r, paths[i], 0, SBX__FS_TREE,
+                                   origins != NULL ? origins[i] : SBX__ORIGIN_SECRET) < 0) {
                         plan->rules = r.v;
                         plan->n_rules = r.n;
                         sbx_plan_free(plan);

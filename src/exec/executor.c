@@ -222,10 +222,12 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
 
 sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out, sbx_error *err)
 {
-        struct sbx__strv v = SBX__STRV_INIT;
-        char host_tmp[PATH_MAX], **paths;
-        size_t k, n = 0;
-        int rc;
+        struct sbx__strv fixed = SBX__STRV_INIT, sets = SBX__STRV_INIT;
+        char host_tmp[PATH_MAX], buf[64], **f = NULL, **t = NULL;
+        const char **paths = NULL;
+        uint32_t *origins = NULL;
+        size_t k, nf = 0, nt = 0;
+        int rc = -ENOMEM;
 
         *out = NULL;
         if (plan->direct)
@@ -235,32 +237,44 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
         /* The user's fixed scratch places: the parent of rung 2's spawn
          * scratch (the spawn's own comes back as rules of its own) and
          * the registries themselves. */
-        {
-                char fixed[64];
-
-                (void) snprintf(fixed, sizeof(fixed), SBX__RUN_SCRATCH_FMT,
-                                (unsigned long) geteuid());
-                hide_if_exposed(plan, fixed, host_tmp, &v);
-                for (k = 0; k < SBX__ARRAY_SIZE(reg_bases); k++) {
-                        reg_path(reg_bases[k], fixed, sizeof(fixed));
-                        hide_if_exposed(plan, fixed, host_tmp, &v);
-                }
-        }
+        (void) snprintf(buf, sizeof(buf), SBX__RUN_SCRATCH_FMT, (unsigned long) geteuid());
+        hide_if_exposed(plan, buf, host_tmp, &fixed);
         for (k = 0; k < SBX__ARRAY_SIZE(reg_bases); k++) {
-                int fd = reg_open(reg_bases[k], 0);
+                int fd;
 
-                if (fd >= 0)
-                        reg_collect(fd, plan, host_tmp, &v);
+                reg_path(reg_bases[k], buf, sizeof(buf));
+                hide_if_exposed(plan, buf, host_tmp, &fixed);
+                if ((fd = reg_open(reg_bases[k], 0)) >= 0)
+                        reg_collect(fd, plan, host_tmp, &sets);
         }
-        if (v.n == 0 && !v.failed) {
-                sbx__strv_discard(&v);
+        if (fixed.n == 0 && sets.n == 0 && !fixed.failed && !sets.failed) {
+                sbx__strv_discard(&fixed);
+                sbx__strv_discard(&sets);
                 return SBX_OK;
         }
-        paths = sbx__strv_finish(&v, &n);
-        if (paths == NULL)
-                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-        rc = sbx__plan_hide(plan, (const char *const *) paths, n, out);
-        sbx_strv_free(paths);
+        f = sbx__strv_finish(&fixed, &nf);
+        t = sbx__strv_finish(&sets, &nt);
+        if (f != NULL && t != NULL) {
+                paths = calloc(nf + nt + 1, sizeof(*paths));
+                origins = calloc(nf + nt + 1, sizeof(*origins));
+        }
+        if (paths != NULL && origins != NULL) {
+                /* A set directory may vanish while the spawn starts: its
+                 * origin lets a backend hide it only while it exists. */
+                for (k = 0; k < nf; k++) {
+                        paths[k] = f[k];
+                        origins[k] = SBX__ORIGIN_SECRET;
+                }
+                for (k = 0; k < nt; k++) {
+                        paths[nf + k] = t[k];
+                        origins[nf + k] = SBX__ORIGIN_SCRATCH;
+                }
+                rc = sbx__plan_hide(plan, paths, origins, nf + nt, out);
+        }
+        free(paths);
+        free(origins);
+        sbx_strv_free(f);
+        sbx_strv_free(t);
         if (rc < 0)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
         return SBX_OK;
@@ -332,7 +346,7 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         static const char fn[] = "sbx_executor_set_new";
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
         struct sbx_executor_set *s;
-        char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 32];
+        char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 32], sub[SBX_PATH_MAX + 48];
         int32_t enforcement = 0;
         sbx_code r;
 
@@ -440,10 +454,22 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
         }
+        /* An empty directory that lives as long as the set's: a backend
+         * that must name a mountpoint that exists (bwrap) hides the set
+         * by binding it over the set's directory, and skips that once it
+         * is gone (sbx_executor_set_close removes it last). */
+        (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, dir);
+        if (mkdir(sub, 0) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, sub,
+                              strerror(errno));
+                (void) rmdir(dir);
+                goto fail;
+        }
         /* Registered before anything is put in it: every other sandbox
          * of this user hides it from now on. */
         r = reg_add(fn, s, err);
         if (r != SBX_OK) {
+                (void) rmdir(sub);
                 (void) rmdir(dir);
                 goto fail;
         }
@@ -560,6 +586,16 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
                 (void) pthread_mutex_lock(&s->ex[i]->warm_lock);
                 sbx__warm_slot_stop(&s->ex[i]->warm);
                 (void) pthread_mutex_unlock(&s->ex[i]->warm_lock);
+        }
+        /* The executors' directories, then the empty one, then the rest:
+         * the set stays hidden from bwrap while anything of it is left. */
+        for (i = 0; i < s->n_ex; i++)
+                (void) sbx__rm_rf(s->ex[i]->dir);
+        {
+                char sub[SBX_PATH_MAX + 48];
+
+                (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, s->set_dir);
+                (void) rmdir(sub);
         }
         e = sbx__rm_rf(s->set_dir);
         if (e < 0)

@@ -240,8 +240,17 @@ static sbx_code emit_rule(struct sbx__strv *s, const struct sbx_plan_fs_rule *ru
                 return SBX_OK;
         }
         if (rule->access == 0) {
-                /* A carve-out: hidden behind an empty read-only object. */
-                if (S_ISDIR(st.st_mode)) {
+                /* A carve-out: hidden behind an empty read-only object.
+                 * Another sandbox's scratch may be removed before bwrap
+                 * runs (bwrap fails on a mountpoint that is gone): its
+                 * own empty directory, which goes last, is bound over it
+                 * while it is there (docs/backends.md "Scratch and /tmp"). */
+                if (S_ISDIR(st.st_mode) && rule->origin == SBX__ORIGIN_SCRATCH) {
+                        char empty[SBX_PATH_MAX + 16];
+
+                        (void) snprintf(empty, sizeof(empty), "%s/" SBX__SCRATCH_EMPTY, path);
+                        push3(s, "--ro-bind-try", empty, path);
+                } else if (S_ISDIR(st.st_mode)) {
                         push3(s, "--tmpfs", path, NULL);
                         push3(s, "--remount-ro", path, NULL);
                 } else {

@@ -56,19 +56,21 @@ static void test_plan_hide__carve_outs_where_exposed(void **state)
                 WS "/.scratch/sbx-set-bbbbbb",          /* under the writable workspace */
                 WS,                                     /* has a rule of its own: kept */
         };
+        static const uint32_t origins[] = { SBX__ORIGIN_SCRATCH, SBX__ORIGIN_SCRATCH,
+                                            SBX__ORIGIN_SECRET };
         sbx_plan *in = plan_for(SBX_MODE_WORKSPACE_WRITE, 1, 1), *out = NULL;
         const struct sbx_plan_fs_rule *r;
         (void) state;
 
         assert_int_equal(in->required & SBX_G_READ_BOUNDARY, 0);   /* real HOME, host read */
-        assert_int_equal(sbx__plan_hide(in, paths, 3, &out), 0);
+        assert_int_equal(sbx__plan_hide(in, paths, origins, 3, &out), 0);
         assert_non_null(out);
         assert_int_equal(out->n_rules, in->n_rules + 2);
         r = rule_at(out, paths[0]);
         assert_non_null(r);
         assert_int_equal(r->access, 0);
         assert_int_equal(r->scope, SBX__FS_TREE);
-        assert_int_equal(r->origin, SBX__ORIGIN_SECRET);
+        assert_int_equal(r->origin, SBX__ORIGIN_SCRATCH);
         r = sbx__plan_rule_for(out, WS "/.scratch/sbx-set-bbbbbb/0/home/k");
         assert_non_null(r);
         assert_int_equal(r->access, 0);
@@ -94,7 +96,7 @@ static void test_plan_hide__nothing_granted_nothing_added(void **state)
         (void) state;
 
         /* without host read nothing exposes the path: the plan is a copy */
-        assert_int_equal(sbx__plan_hide(in, paths, 1, &out), 0);
+        assert_int_equal(sbx__plan_hide(in, paths, NULL, 1, &out), 0);
         assert_int_equal(sbx_plan_describe(in, &a, NULL), SBX_OK);
         assert_int_equal(sbx_plan_describe(out, &b, NULL), SBX_OK);
         assert_string_equal(a, b);
@@ -103,7 +105,7 @@ static void test_plan_hide__nothing_granted_nothing_added(void **state)
         sbx_free(b);
         sbx_plan_free(out);
         out = NULL;
-        assert_int_equal(sbx__plan_hide(in, NULL, 0, &out), 0);
+        assert_int_equal(sbx__plan_hide(in, NULL, NULL, 0, &out), 0);
         assert_true(sbx__plan_same(in, out));
         sbx_plan_free(out);
         sbx_plan_free(in);
@@ -119,7 +121,7 @@ static void test_plan_hide__direct_plan_is_refused(void **state)
 
         assert_int_equal(sbx_profile_from_mode(SBX_MODE_DANGER_FULL_ACCESS, WS, &p, &e), SBX_OK);
         assert_int_equal(sbx_plan_compile(p, &plan, &e), SBX_OK);
-        assert_int_equal(sbx__plan_hide(plan, paths, 1, &out), -EINVAL);
+        assert_int_equal(sbx__plan_hide(plan, paths, NULL, 1, &out), -EINVAL);
         assert_null(out);
         sbx_plan_free(plan);
         sbx_profile_free(p);
