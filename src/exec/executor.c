@@ -459,7 +459,7 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
          * by binding it over the set's directory, and skips that once it
          * is gone (sbx_executor_set_close removes it last). */
         (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, dir);
-        if (mkdir(sub, 0) < 0) {
+        if (mkdir(sub, 0500) < 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, sub,
                               strerror(errno));
                 (void) rmdir(dir);
