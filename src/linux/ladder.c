@@ -581,7 +581,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
          * makes every connect. */
         if (plan->protects_git || plan->n_unix_sockets > 0 || SBX__OBSERVING(opts->flags)) {
                 unsigned flags = 0;
-                size_t i, n = 0;
+                size_t n = 0;
 
                 if (plan->protects_git)
                         flags |= SBX__NF_NAMES | (rung == 2 ? SBX__NF_WRITES : 0);
@@ -616,59 +616,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 r = pin_sockets(&p, plan, fn, err);
                 if (r != SBX_OK)
                         goto fail;
-                {
-                        size_t cap = 0, k;
-
-                        /* Each protected object and, pinned (tree 2), each
-                         * directory between it and its writable root: a
-                         * pinned one cannot be renamed or removed (rung 1
-                         * pins them as mountpoints, mounts.c), so nothing
-                         * protected is moved away from where git looks. */
-                        for (i = 0; i < plan->n_rules; i++)
-                                if (plan->rules[i].origin == SBX__ORIGIN_PROTECTED)
-                                        for (k = 0, cap++; plan->rules[i].path[k] != '\0'; k++)
-                                                cap += plan->rules[i].path[k] == '/';
-                        p.notify_prot = calloc(cap + 1, sizeof(*p.notify_prot));
-                }
-                if (p.notify_prot == NULL) {
+                if (sbx__notify_prot_build(plan, &p.notify_prot, &n) < 0) {
                         r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                         goto fail;
-                }
-                for (i = 0; i < plan->n_rules; i++) {
-                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
-                        char anc[SBX_PATH_MAX];
-                        struct stat st;
-                        char *slash;
-                        size_t k;
-
-                        if (rule->origin != SBX__ORIGIN_PROTECTED || lstat(rule->path, &st) < 0)
-                                continue;
-                        p.notify_prot[n].dev = st.st_dev;
-                        p.notify_prot[n].ino = st.st_ino;
-                        p.notify_prot[n].tree = rule->scope == SBX__FS_TREE && S_ISDIR(st.st_mode);
-                        n++;
-                        if (strlen(rule->path) >= sizeof(anc))
-                                continue;
-                        strcpy(anc, rule->path);
-                        while ((slash = strrchr(anc, '/')) != NULL && slash != anc) {
-                                int below = 0;
-
-                                *slash = '\0';
-                                for (k = 0; k < plan->n_rules && !below; k++) {
-                                        const struct sbx_plan_fs_rule *w = &plan->rules[k];
-
-                                        below = (w->origin == SBX__ORIGIN_WORKSPACE ||
-                                                 w->origin == SBX__ORIGIN_ADDITIONAL) &&
-                                                (w->access & SBX__FS_WRITE) &&
-                                                sbx__under(anc, w->path);
-                                }
-                                if (!below || lstat(anc, &st) < 0)
-                                        break;
-                                p.notify_prot[n].dev = st.st_dev;
-                                p.notify_prot[n].ino = st.st_ino;
-                                p.notify_prot[n].tree = 2;
-                                n++;
-                        }
                 }
                 p.notify_ctx.prot = p.notify_prot;
                 p.notify_ctx.n_prot = n;

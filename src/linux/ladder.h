@@ -209,6 +209,11 @@ void sbx__notify_connect(const struct sbx__nreq *q, const uint64_t *args, int so
 /* In the init/monitor: serve one notification from listener lfd.
  * Async-signal-safe.  0, or -errno when the listener is unusable. */
 int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx);
+/* notify_git.c: 1 if creating `name` in dirfd could make a repository
+ * git would use (AS-safe); the supervisor's protected objects for plan,
+ * pinned directories included (the parent; 0 or -ENOMEM). */
+int sbx__notify_makes_repository(int dirfd, const char *name, size_t len);
+int sbx__notify_prot_build(const struct sbx_plan *plan, struct sbx__prot **out, size_t *n_out);
 
 /* Everything the child needs, prepared by the parent. */
 struct sbx__prep {

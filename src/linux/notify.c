@@ -225,17 +225,6 @@ static int read_str(pid_t pid, uint64_t addr, char *out)
         return -ENAMETOOLONG;
 }
 
-/* ".git" in any case, or "HEAD": names git turns into a repository. */
-static int vetoed(const char *name, size_t len)
-{
-        if (len != 4)
-                return 0;
-        if (name[0] == '.' && (name[1] | 0x20) == 'g' && (name[2] | 0x20) == 'i' &&
-            (name[3] | 0x20) == 't')
-                return 1;
-        return memcmp(name, "HEAD", 4) == 0;
-}
-
 /* A path split into its parent directory (an O_PATH fd) and its last
  * component (trailing slashes kept; `len` counts without them). */
 struct target {
@@ -244,71 +233,10 @@ struct target {
         size_t      len;
 };
 
-/* "head", "Head"...: HEAD where a lookup ignores case. */
-static int head_variant(const char *name, size_t len)
-{
-        return len == 4 && (name[0] | 0x20) == 'h' && (name[1] | 0x20) == 'e' &&
-               (name[2] | 0x20) == 'a' && (name[3] | 0x20) == 'd';
-}
-
-#ifndef FS_IOC_GETFLAGS
-#  define FS_IOC_GETFLAGS _IOR('f', 1, long)
-#endif
-#define SBX__FS_CASEFOLD_FL 0x40000000
-
-/*
- * 1 only for a directory known to tell "head" from "HEAD": a file system
- * that compares names byte for byte (ext2/3/4, xfs, btrfs, tmpfs, ramfs,
- * overlayfs, f2fs, zfs), without the casefold flag where it has one.
- * Anything else (vfat, exfat, ntfs, cifs, fuse, nfs...) may fold case.
- */
-static int case_sensitive(int dirfd)
-{
-        static const unsigned long sensitive[] = {
-                0xEF53UL, 0x58465342UL, 0x9123683EUL, 0x01021994UL, 0x858458F6UL,
-                0x794C7630UL, 0xF2F52010UL, 0x2FC12FC1UL,
-        };
-        struct statfs sf;
-        size_t i;
-        int fd, flags = 0, ok = 0;
-
-        if (fstatfs(dirfd, &sf) < 0)
-                return 0;
-        for (i = 0; i < sizeof(sensitive) / sizeof(sensitive[0]); i++)
-                if ((unsigned long) sf.f_type == sensitive[i])
-                        ok = 1;
-        if (!ok)
-                return 0;
-        if ((unsigned long) sf.f_type != 0xEF53UL && (unsigned long) sf.f_type != 0xF2F52010UL &&
-            (unsigned long) sf.f_type != 0x01021994UL)
-                return 1;               /* no per-directory casefolding */
-        fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-        if (fd < 0)
-                return 0;
-        ok = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 ? !(flags & SBX__FS_CASEFOLD_FL)
-             : errno == ENOTTY;         /* a tmpfs that cannot fold either */
-        (void) close(fd);
-        return ok;
-}
-
-/*
- * 1 if creating (or moving, linking) the name t->name in its directory
- * could make a repository git would use: ".git" (any case) anywhere;
- * "HEAD" anywhere (and a case variant of it where case may fold); and any
- * name at all in a directory that holds a HEAD -- a git dir, or one step
- * from being one (objects/ and refs/, a commondir, a config git would
- * read).  No HEAD can appear, so no directory becomes one.
- */
+/* The names that make a repository (notify_git.c). */
 static int makes_repository(const struct target *t)
 {
-        struct stat st;
-
-        if (vetoed(t->name, t->len))
-                return 1;
-        if (head_variant(t->name, t->len) && !case_sensitive(t->dirfd))
-                return 1;
-        return fstatat(t->dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-               (errno != ENOENT && errno != ENOTDIR);
+        return sbx__notify_makes_repository(t->dirfd, t->name, t->len);
 }
 
 static void drop(struct target *t)
