@@ -134,6 +134,10 @@ struct sbx__bpf {
 sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 /* Always compiles with libseccomp (no cache, no table). */
 sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
+/* test_seccomp: the allow-list stage compiled by libseccomp, a reference. */
+sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
+/* bench/seccomp: the deny-list-shaped baseline (default allow). */
+sbx_code sbx__seccomp_compile_denylist(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 void sbx__seccomp_free(struct sbx__bpf *bpf);
 /* The libseccomp token of the one ABI the program allows (seccomp.c). */
 size_t sbx__seccomp_n_arches(void);
