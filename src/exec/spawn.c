@@ -150,21 +150,24 @@ sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv, const sbx_spaw
                         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 plan = with_env;
         }
+        /* Every other sandbox's scratch stays hidden (executor.c); first,
+         * so that discovery protects (and binds) nothing inside it. */
+        r = sbx__scratch_hide(plan, fn, &hidden, err);
+        if (r != SBX_OK)
+                goto out;
+        if (hidden != NULL)
+                plan = hidden;
         /* The git locations on disk, protected like <root>/.git. */
         if (!plan->direct && plan->protects_git) {
                 r = sbx__plan_discover(plan, fn, &found, err);
-                if (r != SBX_OK) {
-                        sbx_plan_free(with_env);
-                        return r;
-                }
+                if (r != SBX_OK)
+                        goto out;
                 plan = found;
         }
-        /* Every other sandbox's scratch stays hidden (executor.c). */
-        r = sbx__scratch_hide(plan, fn, &hidden, err);
-        if (r == SBX_OK)
-                r = spawn_plan(hidden != NULL ? hidden : plan, argv, &o, out, err);
-        sbx_plan_free(hidden);
+        r = spawn_plan(plan, argv, &o, out, err);
+out:
         sbx_plan_free(found);
+        sbx_plan_free(hidden);
         sbx_plan_free(with_env);
         return r;
 }
@@ -340,20 +343,21 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
             sbx__plan_proxied(plan) || SBX__OBSERVING(o.flags) ||
             o.n_env_set > 0 || o.memory_max > 0 || o.pids_max > 0 || o.n_keep_fds > 0)
                 return sbx_spawn(plan, argv, opts, out, err);
-        /* The git locations on disk now, as a cold spawn finds them. */
-        if (plan->protects_git) {
-                r = sbx__plan_discover(plan, fn, &found, err);
-                if (r != SBX_OK)
-                        return r;
-                use = found;
-        }
-        /* Every other sandbox's scratch stays hidden (executor.c); a set
-         * made since the zygote started makes a new plan, so a new one. */
+        /* Every other sandbox's scratch stays hidden (executor.c), before
+         * discovery as for a cold spawn; a set made since the zygote
+         * started makes a new plan, so a new zygote. */
         r = sbx__scratch_hide(use, fn, &hidden, err);
         if (r != SBX_OK)
-                goto out;
+                return r;
         if (hidden != NULL)
                 use = hidden;
+        /* The git locations on disk now, as a cold spawn finds them. */
+        if (use->protects_git) {
+                r = sbx__plan_discover(use, fn, &found, err);
+                if (r != SBX_OK)
+                        goto out;
+                use = found;
+        }
         r = check_cwd(use, &o, fn, err);
         if (r != SBX_OK)
                 goto out;

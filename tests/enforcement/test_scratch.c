@@ -244,7 +244,8 @@ static int victim_paths(sbx_child *child, const char *paths, char *home, char *t
 #define ATTACK                                                                                   \
         "cat \"$1/k\" \"$2/k\"; ls -a \"$1\" \"$2\" \"${1%/*}\" \"${2%/*}\" \"${1%/*/*}\"; "      \
         "find \"${1%/*}\" \"${2%/*}\" -maxdepth 3; echo pwn > \"$2/pwn\"; echo pwn > \"$1/pwn\"; " \
-        "mkdir \"$2/pwnd\"; cat /proc/[0-9]*/cwd/k /proc/[0-9]*/root\"$2/k\" 2>/dev/null; true"
+        "mkdir \"$2/pwnd\"; cat /proc/[0-9]*/cwd/k /proc/[0-9]*/root\"$2/k\" 2>/dev/null; "      \
+        "cat \"$1/g/.git/config\" \"$1/h/k\"; true"
 
 static void check_untouched(struct fx *f, const char *home, const char *tmp, const char *who,
                             const struct res *res)
@@ -498,6 +499,16 @@ static void executors_apart(struct fx *f, int32_t backend, const char *root, con
         CHECK(f, strncmp(tmp, root, strlen(root)) == 0 && read_file(P(tmp, "k"), out, 64) > 0,
               "the victim's TMPDIR %s is not below %s on the host", tmp, root);
         CHECK(f, registered(root) == 2, "the two sets on %s are not registered", root);
+        /* A repository and a HEAD-holding directory in the victim's HOME
+         * (a clone, say): another sandbox's git discovery, walking a
+         * workspace that holds the root, must not protect (bind) them. */
+        assert_int_equal(mkdir(P(home, "g"), 0700), 0);
+        assert_int_equal(mkdir(P(home, "g/.git"), 0700), 0);
+        assert_int_equal(write_file(P(home, "g/.git/config"), SECRET "\n", 0600), 0);
+        assert_int_equal(write_file(P(home, "g/.git/HEAD"), "ref: refs/heads/main\n", 0600), 0);
+        assert_int_equal(mkdir(P(home, "h"), 0700), 0);
+        assert_int_equal(write_file(P(home, "h/HEAD"), "ref: refs/heads/main\n", 0600), 0);
+        assert_int_equal(write_file(P(home, "h/k"), SECRET "\n", 0600), 0);
         for (i = 0; i < 3; i++) {
                 (void) ex_run(f, att[i], ATTACK, home, tmp, out, sizeof(out));
                 snprintf(res->out, sizeof(res->out), "%s", out);
