@@ -15,7 +15,7 @@
  * year).  A call that exists but is never the sandbox's to make is refused
  * with EPERM instead, so tools print "Operation not permitted" (ptrace,
  * mount, unshare, bpf, ...).  docs/seccomp.md lists every group and why it
- * is there; keep it in step with sc_allow[] and sc_refuse[].
+ * is there; the lists are in seccomp_lists.c.
  *
  * Architectures.  Only the native ABI is allowed.  Every other ABI the
  * CPU can execute (i386 through int 0x80 or sysenter and x32 on x86_64,
@@ -33,44 +33,16 @@
  * one syscall in one program (an unconditional rule replaces the
  * conditional ones), so the two stages are kept apart and run in turn.
  *
- * The argument filter refuses (EPERM):
- *   clone with any of CLONE_NEWNS/UTS/IPC/USER/PID/NET/CGROUP/TIME (flags
- *     are arg0, arg1 on s390x); clone3 answers ENOSYS (its flags live in a
- *     struct seccomp cannot read; libc falls back to clone);
- *   ioctl TIOCSTI and TIOCLINUX, compared on the low 32 bits (the kernel
- *     truncates the request);
- *   personality other than PER_LINUX (0), PER_LINUX32 (8) and the query
- *     0xffffffff;
- *   mknod/mknodat of a character or block device;
- *   a setuid or setgid bit in the mode of chmod/fchmod/fchmodat/open/
- *     openat/creat/mkdir/mkdirat/mknod/mknodat (openat2 hides its mode in
- *     a struct: ENOSYS);
- *   socket(AF_PACKET), AF_INET/AF_INET6 with SOCK_RAW or SOCK_PACKET, and
- *     every family but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK;
- *     SBX__SC_DENY_INET: every family but AF_UNIX; SBX__SC_DENY_UNIX_PATH:
- *     socket(AF_UNIX) and datagram unix socketpairs; SBX__SC_UNIX_STREAM:
- *     datagram unix sockets and pairs (stream connects go to the
- *     supervisor, seccomp_notify.c); SBX__SC_INET_NOTIFY: AF_INET/AF_INET6
- *     are left to the supervisor's filter, which refuses them and records
- *     the attempt;
- *   seccomp(SECCOMP_SET_MODE_FILTER) with SECCOMP_FILTER_FLAG_NEW_LISTENER
- *     (sc_add_listener);
- *   SBX__SC_DENY_METADATA (rung 2): chmod, chown, utimes and xattr writes
- *     and the inode-flag ioctls, which Landlock does not mediate;
- *   SBX__SC_HOST_NS (rung 2: the command shares the host's pid and IPC
- *     namespaces): every call that acts on a process named by a pid acts
- *     only on the caller (pid 0): prlimit64, sched_setaffinity,
- *     sched_setparam, sched_setscheduler, sched_setattr, move_pages,
- *     migrate_pages, get_robust_list; setpriority and ioprio_set only on
- *     the caller or its own process group (after setsid, the sandbox's);
- *     and System V IPC and POSIX message queues are refused whole
- *     (rung 1 and bwrap give the command an IPC namespace of its own).
- *     Signals are Landlock's (LANDLOCK_SCOPE_SIGNAL); ptrace, kcmp,
- *     process_vm_*, process_madvise and pidfd_getfd are refused on every
- *     rung.
- *   Integer arguments the kernel truncates to 32 bits are compared on their
- *   low 32 bits, so setting high bits does not slip past an equality test;
- *   a pid with high bits set is refused (only stricter than the kernel).
+ * The argument filter refuses (EPERM) new namespaces through clone,
+ * TIOCSTI/TIOCLINUX, personalities other than PER_LINUX(32), device nodes,
+ * setuid/setgid modes, socket families and types by the network decision
+ * (SBX__SC_DENY_INET, _DENY_UNIX_PATH, _UNIX_STREAM, _INET_NOTIFY), a
+ * seccomp listener of the command's own, and on rung 2 the metadata calls
+ * (SBX__SC_DENY_METADATA) and, with the host's pid and IPC namespaces
+ * (SBX__SC_HOST_NS), pid-taking calls on anyone but the caller.  Each rule
+ * is explained where it is added below; docs/seccomp.md has the whole
+ * list.  Integer arguments the kernel truncates to 32 bits are compared on
+ * their low 32 bits, so high bits do not slip past an equality test.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -105,6 +77,7 @@
 #include "linux_internal.h"
 
 #include "linux/seccomp_defs.h"
+#include "linux/seccomp_lists.h"
 
 /* ---------------------------------------------------------- native ABI */
 
@@ -155,137 +128,6 @@ uint32_t sbx__seccomp_arch_token(size_t i)
 {
         return i < SBX__ARRAY_SIZE(sc_arches) ? sc_arches[i].scmp : 0;
 }
-
-/* ---------------------------------------------------------- the lists */
-
-/*
- * What a confined command may call, by group (docs/seccomp.md gives each
- * group's reason).  Names, not numbers: libseccomp resolves each for the
- * native ABI, and a name the ABI does not have (stat64 on x86_64,
- * arch_prctl on aarch64) is skipped.  A name no supported ABI knows is a
- * typo and fails the build (sc_check_names).
- */
-static const char *const sc_allow[] = {
-        /* files: open, read, write, close, seek, sync */
-        "open", "openat", "openat2", "creat", "close", "close_range", "read", "readv",
-        "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev", "pwritev2",
-        "lseek", "_llseek", "fsync", "fdatasync", "sync", "syncfs", "sync_file_range",
-        "sync_file_range2", "arm_sync_file_range", "fallocate", "fadvise64", "fadvise64_64",
-        "arm_fadvise64_64", "readahead", "ftruncate", "ftruncate64", "truncate", "truncate64",
-        "sendfile", "sendfile64", "splice", "tee", "vmsplice", "copy_file_range",
-        "dup", "dup2", "dup3", "fcntl", "fcntl64", "flock", "ioctl", "memfd_create",
-        /* names and metadata (Landlock and the mounts decide where) */
-        "stat", "stat64", "lstat", "lstat64", "fstat", "fstat64", "newfstatat", "fstatat64",
-        "statx", "statfs", "statfs64", "fstatfs", "fstatfs64", "access", "faccessat",
-        "faccessat2", "readlink", "readlinkat", "getdents", "getdents64", "getcwd", "chdir",
-        "fchdir", "mkdir", "mkdirat", "mknod", "mknodat", "rmdir", "unlink", "unlinkat",
-        "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "umask",
-        "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "chown32",
-        "fchown32", "lchown32", "utime", "utimes", "futimesat", "utimensat",
-        "utimensat_time64", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
-        "flistxattr", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
-        "fremovexattr", "inotify_init", "inotify_init1", "inotify_add_watch",
-        "inotify_rm_watch",
-        /* memory */
-        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync",
-        "mlock", "mlock2", "munlock", "mlockall", "munlockall", "remap_file_pages", "mbind",
-        "get_mempolicy", "set_mempolicy", "set_mempolicy_home_node", "membarrier",
-        "pkey_alloc", "pkey_free", "pkey_mprotect", "move_pages", "migrate_pages",
-        "cacheflush", "riscv_flush_icache",
-        /* processes and threads (clone's flags: the argument filter) */
-        "clone", "clone3", "fork", "vfork", "execve", "execveat", "exit", "exit_group",
-        "wait4", "waitid", "waitpid", "set_tid_address", "set_robust_list",
-        "get_robust_list", "futex", "futex_time64", "futex_waitv", "rseq", "arch_prctl",
-        "set_tls", "prctl", "personality", "seccomp", "landlock_create_ruleset",
-        "landlock_add_rule", "landlock_restrict_self", "pidfd_open", "restart_syscall",
-        /* identity (no capability is held and no_new_privs is set) */
-        "getpid", "getppid", "gettid", "getpgid", "setpgid", "getpgrp", "getsid", "setsid",
-        "getuid", "geteuid", "getgid", "getegid", "getuid32", "geteuid32", "getgid32",
-        "getegid32", "getresuid", "getresgid", "getresuid32", "getresgid32", "getgroups",
-        "getgroups32", "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
-        "setfsuid", "setfsgid", "setuid32", "setgid32", "setreuid32", "setregid32",
-        "setresuid32", "setresgid32", "setfsuid32", "setfsgid32", "setgroups", "setgroups32",
-        "capget", "capset",
-        /* scheduling and limits (on rung 2 only of the caller: argument filter) */
-        "sched_yield", "sched_getaffinity", "sched_setaffinity", "sched_getparam",
-        "sched_setparam", "sched_getscheduler", "sched_setscheduler", "sched_getattr",
-        "sched_setattr", "sched_get_priority_max", "sched_get_priority_min",
-        "sched_rr_get_interval", "sched_rr_get_interval_time64", "getpriority",
-        "setpriority", "nice", "ioprio_get", "ioprio_set", "getrlimit", "ugetrlimit",
-        "setrlimit", "prlimit64", "getrusage", "times", "getcpu",
-        /* signals (whom a signal may reach: Landlock's signal scope, the pid
-         * namespace) */
-        "kill", "tkill", "tgkill", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
-        "sigreturn", "rt_sigpending", "rt_sigsuspend", "rt_sigtimedwait",
-        "rt_sigtimedwait_time64", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "sigaltstack",
-        "signal", "sigaction", "sigprocmask", "sigpending", "sigsuspend", "signalfd",
-        "signalfd4", "pause", "pidfd_send_signal",
-        /* time (reading it, sleeping, timers; setting the clock is refused) */
-        "clock_gettime", "clock_gettime64", "clock_getres", "clock_getres_time64",
-        "clock_nanosleep", "clock_nanosleep_time64", "nanosleep", "gettimeofday", "time",
-        "alarm", "getitimer", "setitimer", "timer_create", "timer_settime",
-        "timer_settime64", "timer_gettime", "timer_gettime64", "timer_getoverrun",
-        "timer_delete", "timerfd_create", "timerfd_settime", "timerfd_settime64",
-        "timerfd_gettime", "timerfd_gettime64",
-        /* waiting for events */
-        "select", "_newselect", "pselect6", "pselect6_time64", "poll", "ppoll",
-        "ppoll_time64", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
-        "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "io_setup", "io_destroy",
-        "io_submit", "io_cancel", "io_getevents", "io_pgetevents", "io_pgetevents_time64",
-        /* pipes and sockets (families and types: the argument filter;
-         * addresses: the network namespace, Landlock, the supervisor) */
-        "pipe", "pipe2", "socket", "socketpair", "bind", "connect", "listen", "accept",
-        "accept4", "getsockname", "getpeername", "sendto", "send", "sendmsg", "sendmmsg",
-        "recvfrom", "recv", "recvmsg", "recvmmsg", "recvmmsg_time64", "shutdown",
-        "setsockopt", "getsockopt", "socketcall",
-        /* the machine, read-only */
-        "uname", "sysinfo", "getrandom",
-};
-
-/* System V IPC and POSIX message queues: their objects are found by key or
- * name in the IPC namespace, which no Landlock rule covers.  Allowed only
- * with an IPC namespace of the command's own (rung 1, bwrap); without one
- * (SBX__SC_HOST_NS) they are refused with EPERM. */
-static const char *const sc_ipc[] = {
-        "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
-        "semget", "semop", "semtimedop", "semtimedop_time64", "semctl", "ipc",
-        "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64", "mq_timedreceive",
-        "mq_timedreceive_time64", "mq_notify", "mq_getsetattr",
-};
-
-/* Calls that exist and that a command must never make: EPERM, so tools say
- * "Operation not permitted".  Everything not named in any list gets ENOSYS;
- * this list only chooses the friendlier answer. */
-static const char *const sc_refuse[] = {
-        /* namespaces and mounts */
-        "unshare", "setns", "mount", "umount", "umount2", "pivot_root", "chroot",
-        "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount",
-        "fspick", "mount_setattr",
-        /* reaching into other processes */
-        "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd",
-        "kcmp", "process_mrelease",
-        /* kernel attack surface and host-wide state */
-        "bpf", "keyctl", "add_key", "request_key", "perf_event_open", "userfaultfd",
-        "io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_load",
-        "kexec_file_load", "init_module", "finit_module", "delete_module", "acct", "swapon",
-        "swapoff", "reboot", "syslog", "quotactl", "quotactl_fd", "lookup_dcookie",
-        "open_by_handle_at", "name_to_handle_at", "iopl", "ioperm", "vm86", "vm86old",
-        "modify_ldt", "sethostname", "setdomainname", "fanotify_init", "fanotify_mark",
-        "vhangup", "nfsservctl", "uselib", "_sysctl", "sysfs", "ustat",
-        /* the clock */
-        "settimeofday", "stime", "clock_settime", "clock_settime64", "clock_adjtime",
-        "clock_adjtime64", "adjtimex",
-};
-
-static const struct sc_sys_arg {
-        const char *name;
-        unsigned int arg;
-} sc_self_pid[] = {
-        /* (name, index of the pid argument): only pid 0, the caller */
-        { "prlimit64", 0 },         { "sched_setaffinity", 0 }, { "sched_setparam", 0 },
-        { "sched_setscheduler", 0 }, { "sched_setattr", 0 },    { "move_pages", 0 },
-        { "migrate_pages", 0 },     { "get_robust_list", 0 },
-};
 
 struct sc_sys {
         int         nr;         /* SCMP_SYS(): native or libseccomp pseudo number */
@@ -614,12 +456,12 @@ static sbx_code sc_add_host_ns(scmp_filter_ctx ctx, sbx_error *err)
         size_t i;
         int nr;
 
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_self_pid) && rc == SBX_OK; i++) {
-                nr = seccomp_syscall_resolve_name(sc_self_pid[i].name);
+        for (i = 0; i < sbx__sc_self_pid_n && rc == SBX_OK; i++) {
+                nr = seccomp_syscall_resolve_name(sbx__sc_self_pid[i].name);
                 if (nr == __NR_SCMP_ERROR)
                         continue;
-                c = sc_cmp(sc_self_pid[i].arg, SCMP_CMP_NE, 0, 0);
-                rc = sc_rule(ctx, act, nr, sc_self_pid[i].name, 1, &c, err);
+                c = sc_cmp(sbx__sc_self_pid[i].arg, SCMP_CMP_NE, 0, 0);
+                rc = sc_rule(ctx, act, nr, sbx__sc_self_pid[i].name, 1, &c, err);
         }
         /* setpriority: PRIO_PROCESS (0) or PRIO_PGRP (1), who 0 */
         c = sc_cmp(0, SCMP_CMP_GT, 1, 0);
@@ -638,8 +480,8 @@ static sbx_code sc_add_host_ns(scmp_filter_ctx ctx, sbx_error *err)
         return rc;
 }
 
-/* The allow-list stage: default ENOSYS, ALLOW for sc_allow (and sc_ipc with
- * an IPC namespace), EPERM for sc_refuse (and sc_ipc without one). */
+/* The allow-list stage: default ENOSYS, ALLOW for sbx__sc_allow (and sbx__sc_ipc with
+ * an IPC namespace), EPERM for sbx__sc_refuse (and sbx__sc_ipc without one). */
 static sbx_code sc_add_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
                              uint32_t action, sbx_error *err)
 {
@@ -757,8 +599,8 @@ static sbx_code sc_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *e
         const uint32_t allow = SECCOMP_RET_ALLOW;
         const uint32_t eperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
         const uint32_t enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-        const size_t cap = SBX__ARRAY_SIZE(sc_allow) + SBX__ARRAY_SIZE(sc_ipc) +
-                           SBX__ARRAY_SIZE(sc_refuse);
+        const size_t cap = sbx__sc_allow_n + sbx__sc_ipc_n +
+                           sbx__sc_refuse_n;
         struct sc_nr_act *v;
         struct sc_run *runs;
         struct sock_filter *p;
@@ -772,10 +614,10 @@ static sbx_code sc_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *e
                 free(runs);
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
         }
-        n = sc_collect(v, n, cap, sc_allow, SBX__ARRAY_SIZE(sc_allow), allow);
-        n = sc_collect(v, n, cap, sc_ipc, SBX__ARRAY_SIZE(sc_ipc),
+        n = sc_collect(v, n, cap, sbx__sc_allow, sbx__sc_allow_n, allow);
+        n = sc_collect(v, n, cap, sbx__sc_ipc, sbx__sc_ipc_n,
                        (opts & SBX__SC_HOST_NS) ? eperm : allow);
-        n = sc_collect(v, n, cap, sc_refuse, SBX__ARRAY_SIZE(sc_refuse), eperm);
+        n = sc_collect(v, n, cap, sbx__sc_refuse, sbx__sc_refuse_n, eperm);
         qsort(v, n, sizeof(*v), sc_cmp_nr);
         /* Runs over [0, 2^32): the gaps are ENOSYS. */
         runs[nruns].lo = 0;
@@ -853,34 +695,6 @@ static sbx_code sc_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *e
         return SBX_OK;
 }
 
-/*
- * Every name in the lists must be a syscall of some ABI libseccomp knows:
- * a typo would silently allow nothing (or refuse nothing).  Checked where
- * the program is compiled; 0 or the first unknown name.
- */
-static const char *sc_check_names(void)
-{
-        static const uint32_t abis[] = {
-                SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32, SCMP_ARCH_AARCH64,
-                SCMP_ARCH_ARM, SCMP_ARCH_PPC64LE, SCMP_ARCH_S390X, SCMP_ARCH_RISCV64,
-        };
-        const char *const *lists[] = { sc_allow, sc_ipc, sc_refuse };
-        const size_t lens[] = { SBX__ARRAY_SIZE(sc_allow), SBX__ARRAY_SIZE(sc_ipc),
-                                SBX__ARRAY_SIZE(sc_refuse) };
-        size_t l, i, a;
-
-        for (l = 0; l < SBX__ARRAY_SIZE(lists); l++) {
-                for (i = 0; i < lens[l]; i++) {
-                        for (a = 0; a < SBX__ARRAY_SIZE(abis); a++)
-                                if (seccomp_syscall_resolve_name_arch(abis[a], lists[l][i]) !=
-                                    __NR_SCMP_ERROR)
-                                        break;
-                        if (a == SBX__ARRAY_SIZE(abis))
-                                return lists[l][i];
-                }
-        }
-        return NULL;
-}
 
 /* --------------------------------------------------------------- export */
 
@@ -1072,7 +886,7 @@ static sbx_code sc_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
         if ((opts & ~SC_OPTS_ALL) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: unknown option bits 0x%x",
                                  (unsigned int) (opts & ~SC_OPTS_ALL));
-        if ((bad = sc_check_names()) != NULL)
+        if ((bad = sbx__sc_check_names()) != NULL)
                 return sbx__fail(err, SBX_E_INTERNAL, 0,
                                  "seccomp: \"%s\" is not a system call libseccomp knows on any "
                                  "supported architecture", bad);
@@ -1106,12 +920,12 @@ sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *ou
         rc = sc_ctx_new(SCMP_ACT_ERRNO(ENOSYS), &ctx, err);
         if (rc != SBX_OK)
                 return rc;
-        rc = sc_add_names(ctx, sc_allow, SBX__ARRAY_SIZE(sc_allow), SCMP_ACT_ALLOW, err);
+        rc = sc_add_names(ctx, sbx__sc_allow, sbx__sc_allow_n, SCMP_ACT_ALLOW, err);
         if (rc == SBX_OK)
-                rc = sc_add_names(ctx, sc_ipc, SBX__ARRAY_SIZE(sc_ipc),
+                rc = sc_add_names(ctx, sbx__sc_ipc, sbx__sc_ipc_n,
                                   (opts & SBX__SC_HOST_NS) ? eperm : SCMP_ACT_ALLOW, err);
         if (rc == SBX_OK)
-                rc = sc_add_names(ctx, sc_refuse, SBX__ARRAY_SIZE(sc_refuse), eperm, err);
+                rc = sc_add_names(ctx, sbx__sc_refuse, sbx__sc_refuse_n, eperm, err);
         if (rc == SBX_OK)
                 rc = sc_export(ctx, &out->filter, &out->len, err);
         seccomp_release(ctx);
@@ -1140,10 +954,10 @@ sbx_code sbx__seccomp_compile_denylist(uint32_t opts, struct sbx__bpf *out, sbx_
         if (rc == SBX_OK)
                 rc = sc_populate_args(ctx, opts, err);
         if (rc == SBX_OK)
-                rc = sc_add_names(ctx, sc_refuse, SBX__ARRAY_SIZE(sc_refuse), SCMP_ACT_ERRNO(EPERM),
+                rc = sc_add_names(ctx, sbx__sc_refuse, sbx__sc_refuse_n, SCMP_ACT_ERRNO(EPERM),
                                   err);
         if (rc == SBX_OK && (opts & SBX__SC_HOST_NS) != 0)
-                rc = sc_add_names(ctx, sc_ipc, SBX__ARRAY_SIZE(sc_ipc), SCMP_ACT_ERRNO(EPERM), err);
+                rc = sc_add_names(ctx, sbx__sc_ipc, sbx__sc_ipc_n, SCMP_ACT_ERRNO(EPERM), err);
         if (rc == SBX_OK)
                 rc = sc_export(ctx, &out->filter, &out->len, err);
         seccomp_release(ctx);
