@@ -71,6 +71,9 @@ static sbx_code scratch_root_ok(const char *fn, const char *root, sbx_error *err
  */
 static const char *const reg_bases[] = { "/dev/shm", "/tmp" };
 
+/* How long a closed set's empty directory outlives its registration. */
+#define SBX__SCRATCH_GRACE_MS 100
+
 static void reg_path(const char *base, char *out, size_t size)
 {
         (void) snprintf(out, size, SBX__REGISTRY_FMT, base, (unsigned long) geteuid());
@@ -587,10 +590,27 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
                 sbx__warm_slot_stop(&s->ex[i]->warm);
                 (void) pthread_mutex_unlock(&s->ex[i]->warm_lock);
         }
-        /* The executors' directories, then the empty one, then the rest:
-         * the set stays hidden from bwrap while anything of it is left. */
-        for (i = 0; i < s->n_ex; i++)
-                (void) sbx__rm_rf(s->ex[i]->dir);
+        /* What the executors kept goes first, while the set is still
+         * registered (hidden from every spawn that starts meanwhile). */
+        for (i = 0; i < s->n_ex; i++) {
+                e = sbx__rm_rf(s->ex[i]->dir);
+                if (e < 0)
+                        return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,
+                                         s->ex[i]->dir, strerror(-e));
+        }
+        /* Then the entry, and only after a grace the empty rest: a bwrap
+         * spawn that read the registry just before binds the set's .empty
+         * over it and fails if either is gone by then (docs/backends.md
+         * "Scratch and /tmp"). */
+        if (s->reg_entry != NULL) {
+                struct timespec grace = { 0, SBX__SCRATCH_GRACE_MS * 1000000L };
+
+                (void) unlink(s->reg_entry);
+                free(s->reg_entry);
+                s->reg_entry = NULL;
+                while (nanosleep(&grace, &grace) < 0 && errno == EINTR)
+                        ;
+        }
         {
                 char sub[SBX_PATH_MAX + 48];
 
@@ -601,12 +621,6 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
         if (e < 0)
                 return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,
                                  s->set_dir, strerror(-e));
-        /* Only now: what is left of a directory stays hidden. */
-        if (s->reg_entry != NULL) {
-                (void) unlink(s->reg_entry);
-                free(s->reg_entry);
-                s->reg_entry = NULL;
-        }
         return SBX_OK;
 }
 
