@@ -609,7 +609,8 @@ static void probe_run(void)
         char *const envp[] = { (char *) "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
         char *argv[] = {
                 NULL, (char *) "--ro-bind", (char *) "/", (char *) "/", (char *) "--dev",
-                (char *) "/dev", (char *) "--proc", (char *) "/proc", (char *) "--unshare-user",
+                (char *) "/dev", (char *) "--proc", (char *) "/proc", (char *) "--remount-ro",
+                (char *) "/proc", (char *) "--unshare-user",
                 (char *) "--unshare-pid", (char *) "--unshare-ipc", (char *) "--unshare-uts",
                 (char *) "--unshare-cgroup-try", (char *) "--unshare-net",
                 (char *) "--die-with-parent", (char *) "--new-session", (char *) "--cap-drop",
