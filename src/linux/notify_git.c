@@ -31,7 +31,8 @@ static int vetoed(const char *name, size_t len)
         return memcmp(name, "HEAD", 4) == 0;
 }
 
-/* "head", "Head"...: HEAD where a lookup ignores case. */
+/* "head", "Head"...: HEAD where a lookup ignores case (".git" in any
+ * case is vetoed everywhere already). */
 static int head_variant(const char *name, size_t len)
 {
         return len == 4 && (name[0] | 0x20) == 'h' && (name[1] | 0x20) == 'e' &&
@@ -81,7 +82,8 @@ static int case_sensitive(int dirfd)
 /*
  * 1 if creating (or moving, linking) `name` (len bytes) in directory dirfd
  * could make a repository git would use: ".git" (any case) anywhere;
- * "HEAD" anywhere (and a case variant of it where case may fold); and any
+ * "HEAD" anywhere (and a case variant of it, or either with trailing dots
+ * or spaces, where the file system may fold them); and any
  * name at all in a directory that holds a HEAD -- a git dir, or one step
  * from being one (objects/ and refs/, a commondir, a config git would
  * read).  No HEAD can appear, so no directory becomes one.  AS-safe.
@@ -89,10 +91,15 @@ static int case_sensitive(int dirfd)
 int sbx__notify_makes_repository(int dirfd, const char *name, size_t len)
 {
         struct stat st;
+        size_t l = len;
 
         if (vetoed(name, len))
                 return 1;
-        if (head_variant(name, len) && !case_sensitive(dirfd))
+        /* vfat, ntfs and friends also drop trailing dots and spaces:
+         * ".git." and "HEAD " are ".git" and "HEAD" there */
+        while (l > 0 && (name[l - 1] == '.' || name[l - 1] == ' '))
+                l--;
+        if ((head_variant(name, l) || vetoed(name, l)) && !case_sensitive(dirfd))
                 return 1;
         return fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
                (errno != ENOENT && errno != ENOTDIR);

@@ -712,6 +712,34 @@ static int dot_git(struct scan *s, const char *path, const char *dir, unsigned c
         return scan_repo(s, target, dir, 0);
 }
 
+/* "HEAD" in any case, trailing dots and spaces allowed: holds_head()
+ * then asks the file system whether git would open it as HEAD. */
+static int head_like(const char *name)
+{
+        size_t l = strlen(name);
+
+        while (l > 0 && (name[l - 1] == '.' || name[l - 1] == ' '))
+                l--;
+        return l == 4 && strncasecmp(name, "HEAD", 4) == 0;
+}
+
+/* 1 if name is a case or trailing-dot variant of ".git" that the file
+ * system answers for "dir/.git" too (vfat, a casefolded directory). */
+static int is_dot_git_alias(const char *dir, const char *name)
+{
+        char a[SBX_PATH_MAX], b[SBX_PATH_MAX];
+        struct stat sa, sb;
+        size_t l = strlen(name);
+
+        while (l > 0 && (name[l - 1] == '.' || name[l - 1] == ' '))
+                l--;
+        if (l != 4 || strncasecmp(name, ".git", 4) != 0 || strcmp(name, ".git") == 0)
+                return 0;
+        return sbx__gs_pjoin(a, dir, name) == 0 && sbx__gs_pjoin(b, dir, ".git") == 0 &&
+               lstat(a, &sa) == 0 && lstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
+}
+
 /* One directory of the walk: its repository entries, and its
  * subdirectories pushed for later. */
 static int scan_dir(struct scan *s, struct dirstack *stack, const char *dir)
@@ -746,11 +774,16 @@ static int scan_dir(struct scan *s, struct dirstack *stack, const char *dir)
                         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
                                : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
                 }
-                if (strcmp(e->d_name, ".git") == 0) {
+                if (strcmp(e->d_name, ".git") == 0 || is_dot_git_alias(dir, e->d_name)) {
+                        /* ".GIT", ".git." where the file system folds
+                         * them: what git opens as dir/.git */
+                        if (strcmp(e->d_name, ".git") != 0 &&
+                            sbx__gs_pjoin(path, dir, ".git") < 0)
+                                continue;
                         r = dot_git(s, path, dir, type);
                         continue;
                 }
-                if (strcasecmp(e->d_name, "HEAD") == 0 && type != DT_DIR) {
+                if (head_like(e->d_name) && type != DT_DIR) {
                         head = 1;
                         continue;
                 }
