@@ -573,9 +573,13 @@ static int words(const char *value, int (*fn)(void *, const char *, int), void *
                 while (*p != '\0') {
                         size_t n = 0;
                         char q = 0;
+                        int var = 0;
 
                         while (*p != '\0' && strchr(" \t;|&(){}<>`$\n", *p) != NULL) {
-                                if (strchr(ops, *p) != NULL || *p == '$')
+                                /* "$(" starts a command; "$NAME/x" is a
+                                 * value we cannot know: not a word */
+                                var = *p == '$' && p[1] != '(';
+                                if (strchr(ops, *p) != NULL || (*p == '$' && !var))
                                         cmdpos = 1;
                                 p++;
                         }
@@ -605,8 +609,10 @@ static int words(const char *value, int (*fn)(void *, const char *, int), void *
                                 p++;
                         }
                         w[n] = '\0';
-                        if (n == 0)
+                        if (n == 0 || var) {
+                                cmdpos = 0;
                                 continue;
+                        }
                         if ((r = fn(arg, w, cmdpos)) < 0)
                                 return r;
                         {

@@ -390,6 +390,7 @@ static void test_gitscan__untyped_values(void **state)
              "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
              "[branch \"main\"]\n\tmerge = refs/heads/main\n"
              "[alias]\n\tlg = \"!git log --format=%h/%s\"\n"
+             "[core]\n\teditor = $HOME/bin/ed\n"
              "[safe]\n\tdirectory = ./tools\n");
         scan(&g, env_std());
         EXPECT(&g, "ws/tools/present.sh", 0);
@@ -397,7 +398,7 @@ static void test_gitscan__untyped_values(void **state)
         EXPECT_NOT(&g, "ws/tools");
         assert_false(is_file("ws/tools/missing.sh"));
         assert_false(is_dir("ws/refs") || is_dir("ws/https:") || is_dir("ws/%h") ||
-                     is_dir("ws/--format=%h"));
+                     is_dir("ws/--format=%h") || is_dir("ws/HOME"));
         sbx__gitscan_free(&g);
 }
 
