@@ -18,8 +18,8 @@
  *     another executor of its set, by an executor of another set on the
  *     same scratch root, by one of a set on another root, or by a plain
  *     spawn or Confine argv on any backend; with the set's root below /tmp,
- *     outside it (/var/tmp) and in the workspace, and with the attacker's
- *     zygote started before the victim's set existed;
+ *     outside it (/var/tmp), in the workspace and in the caller's HOME, and
+ *     with the attacker's zygote started before the victim's set existed;
  *   - closing a set leaves no entry of it in the user's scratch registry.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -550,7 +550,7 @@ static void executors_apart(struct fx *f, int32_t backend, const char *root, con
 static void test_scratch__executors_apart(void **state)
 {
         struct fx *f = *state;
-        char in_tmp[PATH_MAX], outside[PATH_MAX], in_ws[PATH_MAX];
+        char in_tmp[PATH_MAX], outside[PATH_MAX], in_ws[PATH_MAX], in_home[PATH_MAX];
         size_t b;
 
         fx_populate(f);
@@ -559,6 +559,7 @@ static void test_scratch__executors_apart(void **state)
         join(in_tmp, f->base, "sroot");
         join(outside, f->vbase, "sroot");
         join(in_ws, f->ws, ".sroot");
+        join(in_home, f->home, ".cache-sroot");
         for (b = 0; b < N_BACKENDS; b++) {
                 if (!backend_usable(f, BACKENDS[b]))
                         continue;
@@ -568,9 +569,12 @@ static void test_scratch__executors_apart(void **state)
                 executors_apart(f, BACKENDS[b], outside, in_tmp);
                 set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "root in the workspace");
                 executors_apart(f, BACKENDS[b], in_ws, outside);
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "root in the HOME");
+                executors_apart(f, BACKENDS[b], in_home, in_ws);
                 rm_tree(in_tmp);
                 rm_tree(outside);
                 rm_tree(in_ws);
+                rm_tree(in_home);
         }
         fx_done(f);
 }
