@@ -44,8 +44,8 @@ static int sh(struct fx *f, int32_t backend, int32_t mode, const char *script, c
         return ecode(res->status);
 }
 
-/* workspace-write, with the host's /tmp itself a readable root when
- * tmp_root: a plan that exposes /tmp (--allow-read /tmp). */
+/* A profile edit: the host's /tmp itself a readable root, a plan that
+ * exposes /tmp (sandbox-run --allow-read /tmp). */
 static void with_tmp_root(sbx_profile_config *cfg, const void *arg)
 {
         static sbx_root_access root;
