@@ -814,6 +814,90 @@ out:
         fx_done(f);
 }
 
+/*
+ * Links git follows inside its own directories: a hook symlinked to a
+ * tracked script (`.git/hooks/pre-commit -> ../../scripts/pre-commit`, a
+ * common way to share hooks) and a symlinked config.worktree.  The
+ * command rewrites the scripts, moves their directory away and makes a new
+ * one; the host's commit runs nothing planted.  An unconfined control
+ * shows the same attack works without the sandbox.
+ */
+static const char LINK_ATTACK[] =
+        "exec 2>/dev/null; p=\"$PWD\";"
+        "printf '#!/bin/sh\\ntouch \"%s/PWNED-linked\"\\n' \"$p\" > scripts/pre-commit;"
+        "printf '[core]\\n\\tfsmonitor = touch PWNED-linked-config\\n' > shared/wt-config;"
+        "mv scripts scripts.away; mkdir scripts; cp /bin/sh scripts/pre-commit;"
+        "printf '#!/bin/sh\\ntouch \"%s/PWNED-linked\"\\n' \"$p\" > scripts/pre-commit;"
+        "mv shared shared.away; mkdir shared;"
+        "printf '[core]\\n\\tfsmonitor = touch PWNED-linked-config\\n' > shared/wt-config;"
+        "echo ok > done";
+
+static void linked_fixture(struct fx *f, const char *const *envp)
+{
+        empty_dir(f->ws);
+        cfg_repo(f->ws, envp);
+        assert_int_equal(mkdir(P(f->ws, "scripts"), 0755), 0);
+        assert_int_equal(copy_file("/bin/true", P(f->ws, "scripts/pre-commit"), 0755), 0);
+        assert_int_equal(symlink("../../scripts/pre-commit", P(f->ws, ".git/hooks/pre-commit")), 0);
+        assert_int_equal(mkdir(P(f->ws, "shared"), 0755), 0);
+        assert_int_equal(write_file(P(f->ws, "shared/wt-config"), "", 0644), 0);
+        append(P(f->ws, ".git/config"), "[core]\n\trepositoryformatversion = 1\n"
+                                        "[extensions]\n\tworktreeConfig = true\n");
+        assert_int_equal(symlink("../shared/wt-config", P(f->ws, ".git/config.worktree")), 0);
+}
+
+static void test_git_linked_hooks(void **state)
+{
+        struct fx *f = *state;
+        const char *argv[] = { "/bin/sh", "-c", LINK_ATTACK, NULL };
+        struct res *res = calloc(1, sizeof(*res));
+        struct cfgrun *c = calloc(1, sizeof(*c));
+        size_t b;
+
+        assert_non_null(res);
+        assert_non_null(c);
+        if (git_bin() == NULL) {
+                cannot_test("git is not installed");
+                goto out;
+        }
+        cfg_env_restore();
+        cfg_env(f, SRC_REPO, c);        /* no caller config: an empty one */
+        for (b = 0; b < N_BACKENDS; b++) {
+                struct ro o;
+
+                if (!backend_usable(f, BACKENDS[b]))
+                        continue;
+                set_label(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, "linked-hooks");
+                empty_dir(f->outside);
+                assert_int_equal(mkdir(c->cfgdir, 0755), 0);
+                assert_int_equal(write_file(P(c->cfgdir, "empty"), "", 0644), 0);
+                assert_int_equal(write_file(P(c->cfgdir, "global"), "", 0644), 0);
+                linked_fixture(f, c->envp);
+                memset(&o, 0, sizeof(o));
+                o.cwd = f->ws;
+                run_mode(f, BACKENDS[b], SBX_MODE_WORKSPACE_WRITE, argv, &o, res);
+                CHECK(f, exists(P(f->ws, "done")), "the attack did not finish");
+                host_triggers(f->ws, c->envp);
+                CHECK(f, !exists(P(f->ws, "PWNED-linked")) &&
+                         !exists(P(f->ws, "PWNED-linked-config")),
+                      "the host's git ran what the command wrote behind a link in .git");
+                if (b == 0) {
+                        linked_fixture(f, c->envp);
+                        assert_int_equal(host_run(f->ws, argv), 0);
+                        host_triggers(f->ws, c->envp);
+                        CHECK(f, exists(P(f->ws, "PWNED-linked")) &&
+                                 exists(P(f->ws, "PWNED-linked-config")),
+                              "control: unconfined, the linked hook or config did not run "
+                              "(the test proves nothing)");
+                }
+        }
+        cfg_env_restore();
+out:
+        free(c);
+        free(res);
+        fx_done(f);
+}
+
 /* ---------------------------------------- issue 20: no new repository, class 5 */
 
 /*
@@ -947,6 +1031,7 @@ int main(void)
                                                 fx_teardown),
                 cmocka_unit_test_setup_teardown(test_git_config_keys, fx_setup, fx_teardown),
                 cmocka_unit_test_setup_teardown(test_git_bare_completion, fx_setup, fx_teardown),
+                cmocka_unit_test_setup_teardown(test_git_linked_hooks, fx_setup, fx_teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
