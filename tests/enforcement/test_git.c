@@ -13,6 +13,17 @@
  * Normal work (new files and directories anywhere else, renames, links)
  * still works, and git's read-only commands work inside.
  *
+ * Issue 20, by class: program-naming keys (core.hooksPath, core.fsmonitor,
+ * diff.external, a filter driver, a `!` alias, core.sshCommand,
+ * credential.helper) set relatively and absolutely in every config git
+ * reads (GIT_CONFIG_GLOBAL, $HOME/.gitconfig, XDG, GIT_CONFIG_SYSTEM,
+ * include.path, includeIf "gitdir:", config.worktree, .git/config), for
+ * the workspace root and a nested repository; links from .git into the
+ * worktree; bare fixtures one step from a repository.  Each attack is run
+ * unconfined once too, as a control that the host's git would have run it.
+ * The caller's configuration is set in this process's environment, which
+ * is what the spawn-time scan reads, never the real home or /etc.
+ *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "spawn_util.h"
