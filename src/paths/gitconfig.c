@@ -33,8 +33,12 @@ char *sbx__gs_slurp(const char *path, size_t *len)
         if (fd < 0)
                 return NULL;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_CONFIG_BYTES) {
+                int e = EINVAL;
+
+                if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+                        e = EFBIG;      /* a regular file too large */
                 close(fd);
-                errno = EINVAL;
+                errno = e;
                 return NULL;
         }
         buf = malloc((size_t) st.st_size + 1);
@@ -202,8 +206,12 @@ int sbx__gs_read_config(struct scan *s, const char *path, struct ents *out, int 
         char *text = sbx__gs_slurp(path, &len);
         int r = 0;
 
+        /* A config too large to read is one we cannot vouch for (git
+         * reads it whole): fail closed.  Missing or unreadable is what git
+         * finds too. */
         if (text == NULL)
-                return errno == ENOMEM ? -ENOMEM : 0;
+                return errno == ENOMEM ? -ENOMEM
+                       : errno == EFBIG ? sbx__gs_fail_at(s, path, -EFBIG) : 0;
         while (i < len && r == 0) {
                 size_t k;
 

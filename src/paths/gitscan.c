@@ -229,7 +229,11 @@ int sbx__gs_chase(struct scan *s, const char *in, size_t canon, char *out)
                 if (sbx__gs_pjoin(next, cur, comp) < 0)
                         return -ENAMETOOLONG;
                 if (missing || lstat(next, &st) < 0) {
-                        if (!missing && errno != ENOENT && errno != ENOTDIR)
+                        /* Unreachable (EACCES...) outside the roots: git,
+                         * the same user, cannot get there either; inside
+                         * one the scan cannot vouch for it. */
+                        if (!missing && errno != ENOENT && errno != ENOTDIR &&
+                            (s == NULL || sbx__gs_under_roots(s, next)))
                                 return -errno;
                         missing = 1;
                         strcpy(cur, next);

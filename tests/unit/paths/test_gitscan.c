@@ -449,6 +449,42 @@ static void test_gitscan__links_inside_git_dirs(void **state)
         sbx__gitscan_free(&g);
 }
 
+/* A value naming a place the caller cannot reach, outside the roots,
+ * protects nothing and fails nothing (git cannot get there either); a
+ * config too large to read fails the scan (it cannot vouch for it). */
+static void test_gitscan__unreachable_and_oversized(void **state)
+{
+        struct sbx__gitscan g;
+        const char *roots[] = { WS };
+        char text[PATH_MAX * 3];
+        FILE *fp;
+        size_t i;
+        int r;
+
+        (void) state;
+        mkdirs("cfg/locked/inner");
+        snprintf(text, sizeof(text), "[core]\n\texcludesFile = %s/cfg/locked/inner/x\n"
+                 "\tfsmonitor = %s/cfg/locked/inner/fsmon\n", F, F);
+        put("cfg/global", text);
+        assert_int_equal(chmod(at("cfg/locked"), 0), 0);
+        repo("ws/.git", "");
+        scan(&g, env_std());
+        EXPECT(&g, "ws/.git", 1);
+        sbx__gitscan_free(&g);
+        assert_int_equal(chmod(at("cfg/locked"), 0755), 0);
+
+        fp = fopen(at("cfg/global"), "w");
+        assert_non_null(fp);
+        for (i = 0; i < 40000; i++)
+                fputs("[user]\n\tname = padding padding\n", fp);
+        fclose(fp);
+        r = sbx__git_discover(roots, 1, env_std(), &g);
+        assert_int_equal(r, -EFBIG);
+        assert_non_null(g.fail);
+        assert_non_null(strstr(g.fail, "cfg/global"));
+        sbx__gitscan_free(&g);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -464,6 +500,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_gitscan__untyped_values, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gitscan__program_named_keys, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gitscan__links_inside_git_dirs, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_gitscan__unreachable_and_oversized, setup,
                                                 teardown),
         };
 
