@@ -303,28 +303,27 @@ static int tools_present(void)
         return 1;
 }
 
-static void test_realwork__native(void **state)
+static void realwork(const char *backend)
 {
         const char *cli = getenv("SBX_SANDBOX_RUN");
 
-        (void) state;
         if (cli == NULL)
                 fail_msg("SBX_SANDBOX_RUN is not set");
         if (!tools_present())
                 skip();
-        one_backend(cli, "native");
+        one_backend(cli, backend);
+}
+
+static void test_realwork__native(void **state)
+{
+        (void) state;
+        realwork("native");
 }
 
 static void test_realwork__landlock(void **state)
 {
-        const char *cli = getenv("SBX_SANDBOX_RUN");
-
         (void) state;
-        if (cli == NULL)
-                fail_msg("SBX_SANDBOX_RUN is not set");
-        if (!tools_present())
-                skip();
-        one_backend(cli, "landlock");
+        realwork("landlock");
 }
 
 int main(void)

@@ -310,6 +310,24 @@ static void test_spawn_proc__other_processes_unreachable(void **state)
         fx_done(f);
 }
 
+/* Run argv unconfined, stdout discarded: its wait status (the controls). */
+static int run_unconfined(const char *const *argv)
+{
+        int st, devnull;
+        pid_t p = fork();
+
+        assert_true(p >= 0);
+        if (p == 0) {
+                devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                if (devnull >= 0)
+                        dup2(devnull, 1);
+                execv(argv[0], (char *const *) argv);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(p, &st, 0), p);
+        return st;
+}
+
 /*
  * Calls that act on another process by pid, process group or user: none
  * may change a host process of the same user (the agent host included).
@@ -383,18 +401,11 @@ static void test_spawn_proc__host_processes_keep_their_attributes(void **state)
                 const char *argv[] = { f->probe, "prlimit", NULL, NULL };
                 char ctl_s[32];
                 int st;
-                pid_t p;
 
                 snprintf(ctl_s, sizeof(ctl_s), "%d", (int) ctl);
                 argv[2] = ctl_s;
                 proc_attrs_get(ctl, &a0);
-                p = fork();
-                assert_true(p >= 0);
-                if (p == 0) {
-                        execv(f->probe, (char *const *) argv);
-                        _exit(127);
-                }
-                assert_int_equal(waitpid(p, &st, 0), p);
+                st = run_unconfined(argv);
                 proc_attrs_get(ctl, &a1);
                 if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || proc_attrs_same(&a0, &a1, why, sizeof(why)))
                         fail_msg("control: an unconfined prlimit did not change the sibling");
@@ -592,15 +603,8 @@ static void test_spawn_proc__host_ipc_unreachable(void **state)
         /* control: unconfined, the probe reaches the segment */
         {
                 const char *argv[] = { f->probe, "msg", key_s, NULL };
-                int st;
-                pid_t p = fork();
+                int st = run_unconfined(argv);
 
-                assert_true(p >= 0);
-                if (p == 0) {
-                        execv(f->probe, (char *const *) argv);
-                        _exit(127);
-                }
-                assert_int_equal(waitpid(p, &st, 0), p);
                 if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || host_ipc_same(&h, why, sizeof(why)))
                         fail_msg("control: an unconfined msgsnd did not reach the host queue");
         }
@@ -635,23 +639,8 @@ static void test_spawn_proc__no_kernel_knob_writable(void **state)
          * writing (root: /proc/sys; anyone: /proc/self/comm) */
         {
                 const char *argv[] = { f->probe, "open-w", "/proc", "6", NULL };
-                int st, pfd[2];
-                char buf[256];
-                pid_t p;
+                int st = run_unconfined(argv);
 
-                assert_int_equal(pipe(pfd), 0);
-                p = fork();
-                assert_true(p >= 0);
-                if (p == 0) {
-                        dup2(pfd[1], 1);
-                        execv(f->probe, (char *const *) argv);
-                        _exit(127);
-                }
-                close(pfd[1]);
-                while (read(pfd[0], buf, sizeof(buf)) > 0)
-                        ;
-                close(pfd[0]);
-                assert_int_equal(waitpid(p, &st, 0), p);
                 if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
                         fail_msg("control: no writable file below /proc unconfined (status 0x%x)",
                                  (unsigned) st);
