@@ -180,9 +180,11 @@ SU void fx_done(struct fx *f)
 
 SU void set_label(struct fx *f, int32_t backend, int32_t mode, const char *extra)
 {
-        snprintf(f->label, sizeof(f->label), "%s/%s%s%s", sbx_backend_name(backend),
-                 mode != SBX_MODE_NONE ? sbx_mode_name(mode) : "-", extra ? " " : "",
-                 extra ? extra : "");
+        /* a label for messages: a cut one is still a label */
+        if (snprintf(f->label, sizeof(f->label), "%s/%s%s%s", sbx_backend_name(backend),
+                     mode != SBX_MODE_NONE ? sbx_mode_name(mode) : "-", extra ? " " : "",
+                     extra ? extra : "") < 0)
+                f->label[0] = '\0';
 }
 
 SU void join(char *out, const char *a, const char *b)

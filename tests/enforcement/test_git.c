@@ -420,16 +420,20 @@ static void cfg_text(const struct fx *f, int abs, char *out, size_t size)
         const char *form = abs ? "abs" : "rel";
         char v[N_PROGS][PATH_MAX + 32];
         size_t i;
+        int n;
 
         for (i = 0; i < N_PROGS; i++)
-                snprintf(v[i], sizeof(v[i]), "%s/%s%s-%s.sh", abs ? f->ws : ".",
-                         i == 2 ? "filters/bin/" : "", PROGS[i], form);
-        snprintf(out, size,
+                assert_true(snprintf(v[i], sizeof(v[i]), "%s/%s%s-%s.sh", abs ? f->ws : ".",
+                                     i == 2 ? "filters/bin/" : "", PROGS[i], form) <
+                            (int) sizeof(v[i]));
+        n = snprintf(out, size,
                  "[core]\n\thooksPath = %s%shooks.d/hk-%s\n\tfsmonitor = %s\n\tsshCommand = %s\n"
                  "[diff]\n\texternal = %s\n[filter \"pw\"]\n\tclean = %s\n"
                  "[alias]\n\tpwn = !%s\n[credential]\n\thelper = %s%s\n",
                  abs ? f->ws : "", abs ? "/" : "", form, v[0], v[4], v[1], v[2], v[3],
                  abs ? "" : "!", v[5]);
+
+        assert_true(n > 0 && (size_t) n < size);
 }
 
 static void env_put(struct cfgrun *c, size_t *n, const char *name, const char *a)
@@ -674,9 +678,11 @@ static void cfg_fixture(struct fx *f, enum src src, int abs, struct cfgrun *c)
                         break;
                 for (k = 0; k <= N_PROGS; k++) {
                         if (k < N_PROGS)
-                                snprintf(c->targets[c->n], sizeof(c->targets[c->n]),
-                                         "%s/%s%s-%s.sh", top, k == 2 ? "filters/bin/" : "",
-                                         PROGS[k], abs ? "abs" : "rel");
+                                assert_true(snprintf(c->targets[c->n], sizeof(c->targets[c->n]),
+                                                     "%s/%s%s-%s.sh", top,
+                                                     k == 2 ? "filters/bin/" : "", PROGS[k],
+                                                     abs ? "abs" : "rel") <
+                                            (int) sizeof(c->targets[c->n]));
                         else
                                 snprintf(c->targets[c->n], sizeof(c->targets[c->n]),
                                          "%s/hooks.d/hk-%s", top, abs ? "abs" : "rel");

@@ -49,7 +49,7 @@ static void put(const char *dir, const char *name, const char *text)
         char path[4096];
         FILE *f;
 
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_true(snprintf(path, sizeof(path), "%s/%s", dir, name) < (int) sizeof(path));
         f = fopen(path, "we");
         assert_non_null(f);
         assert_int_equal(fputs(text, f) >= 0, 1);

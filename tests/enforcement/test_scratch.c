@@ -185,16 +185,18 @@ static sbx_child *start_victim(struct fx *f, int32_t backend, const char *paths,
         sbx_plan *plan = NULL;
         sbx_child *child = NULL;
         sbx_error e = { 0, 0, { 0 } };
-        int in[2];
+        int in[2], sn;
 
         assert_int_equal(sbx_profile_config_get(p, &cfg, &e), SBX_OK);
         cfg.accept_unprotected_git = backend == SBX_BACKEND_BWRAP;
         assert_int_equal(sbx_profile_new(&cfg, &q, &e), SBX_OK);
         assert_int_equal(sbx_plan_compile(q, &plan, &e), SBX_OK);
-        snprintf(script, sizeof(script),
+        sn = snprintf(script, sizeof(script),
                  "echo " SECRET " > \"$HOME/k\"; echo " SECRET " > \"$TMPDIR/k\"; cd \"$TMPDIR\"; "
                  "printf '%%s\\n%%s\\n' \"$HOME\" \"$TMPDIR\" > '%s.part' && mv '%s.part' '%s'; "
                  "cat > /dev/null", paths, paths, paths);
+
+        assert_true(sn > 0 && (size_t) sn < sizeof(script));
         assert_int_equal(pipe2(in, O_CLOEXEC), 0);
         so.backend = backend;
         so.envp = f->envp;
