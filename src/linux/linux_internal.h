@@ -136,12 +136,16 @@ sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
 sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 /* test_seccomp: the allow-list stage compiled by libseccomp, a reference. */
 sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
+/* test_seccomp: the allow-list stage alone (before the argument stage). */
+sbx_code sbx__seccomp_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 /* bench/seccomp: the deny-list-shaped baseline (default allow). */
 sbx_code sbx__seccomp_compile_denylist(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 void sbx__seccomp_free(struct sbx__bpf *bpf);
 /* The libseccomp token of the one ABI the program allows (seccomp.c). */
 size_t sbx__seccomp_n_arches(void);
 uint32_t sbx__seccomp_arch_token(size_t i);
+/* The seccomp_data.arch value of that ABI. */
+uint32_t sbx__seccomp_arch_audit(void);
 /* Where the cached program for opts came from in this process: "embedded",
  * "compiled", or "none" (not built yet). */
 const char *sbx__seccomp_source(uint32_t opts);

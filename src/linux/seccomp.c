@@ -48,6 +48,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -127,6 +128,11 @@ size_t sbx__seccomp_n_arches(void)
 uint32_t sbx__seccomp_arch_token(size_t i)
 {
         return i < SBX__ARRAY_SIZE(sc_arches) ? sc_arches[i].scmp : 0;
+}
+
+uint32_t sbx__seccomp_arch_audit(void)
+{
+        return sc_arches[0].audit;
 }
 
 struct sc_sys {
@@ -443,6 +449,22 @@ static sbx_code sc_add_socket(scmp_filter_ctx ctx, uint32_t opts, sbx_error *err
 }
 
 /*
+ * fcntl(F_SETLEASE): a lease on a host file the user owns (readable is
+ * enough for a read lease) makes every host process that opens it for
+ * writing wait for the lease-break time (45 s by default).
+ */
+static sbx_code sc_add_fcntl(scmp_filter_ctx ctx, sbx_error *err)
+{
+        struct scmp_arg_cmp c = sc_eq32(1, F_SETLEASE);
+        sbx_code rc;
+
+        rc = sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), "fcntl", 1, &c, err);
+        if (rc == SBX_OK && SCMP_SYS(fcntl64) != __NR_SCMP_ERROR)
+                rc = sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl64), "fcntl64", 1, &c, err);
+        return rc;
+}
+
+/*
  * SBX__SC_HOST_NS: no pid namespace hides the host's processes, so a call
  * that names a process by pid may name only the caller (0).  setpriority
  * and ioprio_set take (which, who): the caller or its own process group
@@ -477,6 +499,22 @@ static sbx_code sc_add_host_ns(scmp_filter_ctx ctx, sbx_error *err)
         c = sc_cmp(1, SCMP_CMP_NE, 0, 0);
         if (rc == SBX_OK)
                 rc = sc_rule(ctx, act, SCMP_SYS(ioprio_set), "ioprio_set", 1, &c, err);
+        /* kill(-1): every process the user owns.  Landlock's signal scope
+         * (ABI 6) confines the rest of kill; -1 is refused whatever the ABI. */
+        c = sc_eq32(0, 0xffffffffu);
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(kill), "kill", 1, &c, err);
+        /* CLONE_PARENT: the new process would be the monitor's child, beside
+         * the command rather than below it */
+        c = sc_cmp(SC_CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT);
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(clone), "clone", 1, &c, err);
+        /* inotify watches are not mediated by Landlock (no path_notify hook):
+         * without mounts to hide what the plan hides, a watch on a hidden
+         * directory would report its names and activity */
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(inotify_add_watch), "inotify_add_watch", 0, NULL,
+                             err);
         return rc;
 }
 
@@ -498,202 +536,6 @@ static sbx_code sc_add_names(scmp_filter_ctx ctx, const char *const *names, size
         return rc;
 }
 
-/*
- * The allow-list stage, emitted here rather than by libseccomp: the lists
- * resolved to this ABI's numbers, merged into runs of one action, and a
- * binary search over the run boundaries.  Syscall numbers are dense, so
- * ~330 allowed calls make ~90 runs: about a third of the instructions
- * libseccomp's one-comparison-per-call tree needs, which is what the
- * kernel converts and JITs at every spawn (bench/seccomp).
- *
- *   ld arch; jeq NATIVE ? next : kill
- *   ld nr;   (x86_64) nr >= 0x40000000 && nr != -1 ? kill : next   (x32)
- *   the search: jge B ? right : left, leaves "ret ACTION"
- *   kill:    ret KILL_PROCESS
- *
- * A leaf "ret ALLOW" becomes a jump into the argument stage (sc_link).
- */
-#define SC_RUNS_MAX 512
-
-struct sc_run {
-        uint32_t lo;            /* first number of the run */
-        uint32_t ret;           /* its action */
-};
-
-struct sc_nr_act {
-        uint32_t nr, ret;
-};
-
-static int sc_cmp_nr(const void *a, const void *b)
-{
-        const struct sc_nr_act *x = a, *y = b;
-
-        return x->nr < y->nr ? -1 : x->nr > y->nr;
-}
-
-/* Append every listed name of this ABI with action ret; later lists win
- * over earlier ones for the same number (none overlap today). */
-static size_t sc_collect(struct sc_nr_act *v, size_t n, size_t cap, const char *const *names,
-                         size_t count, uint32_t ret)
-{
-        size_t i;
-        int nr;
-
-        for (i = 0; i < count && n < cap; i++) {
-                nr = seccomp_syscall_resolve_name_arch(sc_arches[0].scmp, names[i]);
-                if (nr < 0)
-                        continue;       /* not a syscall of this ABI */
-                v[n].nr = (uint32_t) nr;
-                v[n].ret = ret;
-                n++;
-        }
-        return n;
-}
-
-/* Instructions the search over runs[lo, hi) takes. */
-static size_t sc_tree_size(size_t lo, size_t hi)
-{
-        size_t mid, left;
-
-        if (hi - lo == 1)
-                return 1;
-        mid = lo + (hi - lo) / 2;
-        left = sc_tree_size(lo, mid);
-        return (left > 255 ? 2 : 1) + left + sc_tree_size(mid, hi);
-}
-
-static size_t sc_tree_emit(const struct sc_run *runs, size_t lo, size_t hi, struct sock_filter *p)
-{
-        size_t mid, left, n = 0;
-
-        if (hi - lo == 1) {
-                p[0] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, runs[lo].ret);
-                return 1;
-        }
-        mid = lo + (hi - lo) / 2;
-        left = sc_tree_size(lo, mid);
-        if (left <= 255) {
-                p[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, runs[mid].lo,
-                                                       (uint8_t) left, 0);
-        } else {
-                p[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, runs[mid].lo, 0, 1);
-                p[n++] = (struct sock_filter) BPF_STMT(BPF_JMP | BPF_JA, (uint32_t) left);
-        }
-        n += sc_tree_emit(runs, lo, mid, p + n);
-        n += sc_tree_emit(runs, mid, hi, p + n);
-        return n;
-}
-
-static uint32_t sc_kill_action(void)
-{
-        uint32_t action = SECCOMP_RET_KILL_PROCESS;
-        int saved = errno;
-        long r = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
-
-        errno = saved;
-        return r == 0 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_KILL_THREAD;
-}
-
-static sbx_code sc_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
-{
-        const uint32_t allow = SECCOMP_RET_ALLOW;
-        const uint32_t eperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-        const uint32_t enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
-        const size_t cap = sbx__sc_allow_n + sbx__sc_ipc_n +
-                           sbx__sc_refuse_n;
-        struct sc_nr_act *v;
-        struct sc_run *runs;
-        struct sock_filter *p;
-        size_t n = 0, nruns = 0, i, len, at = 0, kill_at, far;
-        int x32_guard = sc_arches[0].scmp == SCMP_ARCH_X86_64;
-
-        v = malloc(cap * sizeof(*v));
-        runs = malloc((2 * cap + 1) * sizeof(*runs));
-        if (v == NULL || runs == NULL) {
-                free(v);
-                free(runs);
-                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
-        }
-        n = sc_collect(v, n, cap, sbx__sc_allow, sbx__sc_allow_n, allow);
-        n = sc_collect(v, n, cap, sbx__sc_ipc, sbx__sc_ipc_n,
-                       (opts & SBX__SC_HOST_NS) ? eperm : allow);
-        n = sc_collect(v, n, cap, sbx__sc_refuse, sbx__sc_refuse_n, eperm);
-        qsort(v, n, sizeof(*v), sc_cmp_nr);
-        /* Runs over [0, 2^32): the gaps are ENOSYS. */
-        runs[nruns].lo = 0;
-        runs[nruns++].ret = enosys;
-        for (i = 0; i < n; i++) {
-                int gap = i == 0 ? v[i].nr > 0 : v[i].nr > v[i - 1].nr + 1;
-
-                if (i > 0 && v[i].nr == v[i - 1].nr)
-                        continue;       /* listed twice: the first list wins */
-                if (gap && runs[nruns - 1].ret != enosys) {
-                        runs[nruns].lo = v[i - 1].nr + 1;
-                        runs[nruns++].ret = enosys;
-                }
-                if (runs[nruns - 1].ret != v[i].ret) {
-                        if (runs[nruns - 1].lo == v[i].nr) {
-                                runs[nruns - 1].ret = v[i].ret;
-                        } else {
-                                runs[nruns].lo = v[i].nr;
-                                runs[nruns++].ret = v[i].ret;
-                        }
-                }
-        }
-        if (n > 0 && runs[nruns - 1].ret != enosys && v[n - 1].nr != UINT32_MAX) {
-                runs[nruns].lo = v[n - 1].nr + 1;
-                runs[nruns++].ret = enosys;
-        }
-        free(v);
-        /* Neighbours with one action become one run. */
-        for (i = 1, n = 1; i < nruns; i++)
-                if (runs[i].ret != runs[n - 1].ret)
-                        runs[n++] = runs[i];
-        nruns = n;
-        len = 5 + (x32_guard ? 2 : 0) + sc_tree_size(0, nruns) + 1;
-        if (nruns > SC_RUNS_MAX || len > BPF_MAXINSNS) {
-                free(runs);
-                return sbx__fail(err, SBX_E_INTERNAL, E2BIG,
-                                 "seccomp: the allow-list has %zu runs", nruns);
-        }
-        p = malloc(len * sizeof(*p));
-        if (p == NULL) {
-                free(runs);
-                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
-        }
-        kill_at = len - 1;
-        p[at++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                               (uint32_t) offsetof(struct seccomp_data, arch));
-        p[at] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sc_arches[0].audit, 0,
-                                              (uint8_t) 0);
-        at++;
-        p[at++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                               (uint32_t) offsetof(struct seccomp_data, nr));
-        if (x32_guard) {
-                /* bit 30 (x32) is killed; -1, a skipped call, stays ENOSYS */
-                p[at++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
-                p[at] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 0);
-                at++;
-        }
-        /* the arch mismatch (and x32) reach the kill through a ja at far */
-        p[at++] = (struct sock_filter) BPF_STMT(BPF_JMP | BPF_JA, 1);
-        far = at++;
-        p[far] = (struct sock_filter) BPF_STMT(BPF_JMP | BPF_JA, (uint32_t) (kill_at - (far + 1)));
-        p[1].jf = (uint8_t) (far - 2);
-        if (x32_guard)
-                p[4].jf = (uint8_t) (far - 5);
-        at += sc_tree_emit(runs, 0, nruns, p + at);
-        p[at++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, sc_kill_action());
-        free(runs);
-        if (at != len) {
-                free(p);
-                return sbx__fail(err, SBX_E_INTERNAL, 0, "seccomp: allow-list emitted %zu of %zu",
-                                 at, len);
-        }
-        out->filter = p;
-        out->len = len;
-        return SBX_OK;
-}
 
 
 /* --------------------------------------------------------------- export */
@@ -826,6 +668,8 @@ static sbx_code sc_populate_args(scmp_filter_ctx ctx, uint32_t opts, sbx_error *
                 rc = sc_add_setid(ctx, err);
         if (rc == SBX_OK)
                 rc = sc_add_listener(ctx, err);
+        if (rc == SBX_OK)
+                rc = sc_add_fcntl(ctx, err);
         if (rc == SBX_OK && (opts & SBX__SC_DENY_METADATA) != 0)
                 rc = sc_add_metadata(ctx, err);
         if (rc == SBX_OK && (opts & SBX__SC_HOST_NS) != 0)
@@ -890,7 +734,7 @@ static sbx_code sc_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
                 return sbx__fail(err, SBX_E_INTERNAL, 0,
                                  "seccomp: \"%s\" is not a system call libseccomp knows on any "
                                  "supported architecture", bad);
-        rc = sc_allow_stage(opts, &stage[0], err);
+        rc = sbx__sc_allow_stage(opts, &stage[0], err);
         if (rc == SBX_OK)
                 rc = sc_ctx_new(SCMP_ACT_ALLOW, &ctx, err);
         if (rc == SBX_OK) {
@@ -914,6 +758,7 @@ sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *ou
         const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
         scmp_filter_ctx ctx;
         sbx_code rc;
+        size_t i;
 
         if (out == NULL || (opts & ~SC_OPTS_ALL) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: bad arguments");
@@ -926,10 +771,23 @@ sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *ou
                                   (opts & SBX__SC_HOST_NS) ? eperm : SCMP_ACT_ALLOW, err);
         if (rc == SBX_OK)
                 rc = sc_add_names(ctx, sbx__sc_refuse, sbx__sc_refuse_n, eperm, err);
+        for (i = 0; i < sbx__sc_raw_allow_n && rc == SBX_OK; i++)
+                if (sbx__sc_raw_allow[i].scmp == sc_arches[0].scmp &&
+                    seccomp_syscall_resolve_name_arch(sc_arches[0].scmp, sbx__sc_raw_allow[i].name) < 0)
+                        rc = sc_rule(ctx, SCMP_ACT_ALLOW, (int) sbx__sc_raw_allow[i].nr,
+                                     sbx__sc_raw_allow[i].name, 0, NULL, err);
         if (rc == SBX_OK)
                 rc = sc_export(ctx, &out->filter, &out->len, err);
         seccomp_release(ctx);
         return rc;
+}
+
+/* tests only: the allow-list stage alone, before sc_link. */
+sbx_code sbx__seccomp_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
+{
+        if (out == NULL || (opts & ~SC_OPTS_ALL) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: bad arguments");
+        return sbx__sc_allow_stage(opts, out, err);
 }
 
 /* bench/seccomp only: the argument stage plus the refused group, default

@@ -1,13 +1,23 @@
 /*
  * seccomp_lists.c - the system calls a confined command may make, by
  * group, and the ones refused by name (docs/seccomp.md gives each group's
- * reason; keep it in step).  Names, not numbers: seccomp.c resolves each
- * for the native ABI with libseccomp at build time.
+ * reason; keep it in step), and the allow-list stage built from them.
+ * Names, not numbers: each is resolved for the native ABI with libseccomp
+ * when the program is compiled (at build time: tools/seccomp-gen).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
+
+#include "linux_internal.h"
 
 #include "linux/seccomp_lists.h"
 
@@ -169,4 +179,238 @@ const char *sbx__sc_check_names(void)
                 }
         }
         return NULL;
+}
+
+/*
+ * The allow-list stage, emitted here rather than by libseccomp: the lists
+ * resolved to this ABI's numbers, merged into runs of one action, and a
+ * binary search over the run boundaries.  Syscall numbers are dense, so
+ * ~330 allowed calls make ~90 runs: about a third of the instructions
+ * libseccomp's one-comparison-per-call tree needs, which is what the
+ * kernel converts and JITs at every spawn (bench/seccomp).
+ *
+ *   ld arch; jeq NATIVE ? next : kill
+ *   ld nr;   (x86_64) nr >= 0x40000000 && nr != -1 ? kill : next   (x32)
+ *   the search: jge B ? right : left, leaves "ret ACTION"
+ *   kill:    ret KILL_PROCESS
+ *
+ * A leaf "ret ALLOW" becomes a jump into the argument stage (sc_link).
+ */
+#define SC_RUNS_MAX 512
+
+struct sc_run {
+        uint32_t lo;            /* first number of the run */
+        uint32_t ret;           /* its action */
+};
+
+struct sc_nr_act {
+        uint32_t nr, ret;
+};
+
+static int sc_cmp_nr(const void *a, const void *b)
+{
+        const struct sc_nr_act *x = a, *y = b;
+
+        return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+/* Append every listed name of this ABI with action ret (a number listed
+ * with two actions fails the build: sc_allow_stage). */
+static size_t sc_collect(struct sc_nr_act *v, size_t n, size_t cap, const char *const *names,
+                         size_t count, uint32_t ret)
+{
+        size_t i;
+        int nr;
+
+        for (i = 0; i < count && n < cap; i++) {
+                nr = seccomp_syscall_resolve_name_arch(sbx__seccomp_arch_token(0), names[i]);
+                if (nr < 0)
+                        continue;       /* not a syscall of this ABI */
+                v[n].nr = (uint32_t) nr;
+                v[n].ret = ret;
+                n++;
+        }
+        return n;
+}
+
+/*
+ * Calls newer than libseccomp's table that must not answer ENOSYS, by
+ * number: uretprobe (x86_64 335, Linux 6.11) is what the kernel's own
+ * uretprobe trampoline calls when a host profiler (perf, bpftrace) probes
+ * a library the command uses; the kernel accepts it only from that
+ * trampoline.  Refusing it kills the probed process on kernels without the
+ * fix that exempts it from seccomp.
+ */
+const struct sbx__sc_raw sbx__sc_raw_allow[] = {
+        { SCMP_ARCH_X86_64, 335, "uretprobe" },
+};
+const size_t sbx__sc_raw_allow_n = sizeof(sbx__sc_raw_allow) / sizeof(sbx__sc_raw_allow[0]);
+
+static size_t sc_collect_raw(struct sc_nr_act *v, size_t n, size_t cap, uint32_t ret)
+{
+        size_t i;
+
+        for (i = 0; i < sbx__sc_raw_allow_n && n < cap; i++) {
+                if (sbx__sc_raw_allow[i].scmp != sbx__seccomp_arch_token(0) ||
+                    seccomp_syscall_resolve_name_arch(sbx__seccomp_arch_token(0), sbx__sc_raw_allow[i].name) >= 0)
+                        continue;       /* another ABI, or libseccomp knows it by name now */
+                v[n].nr = sbx__sc_raw_allow[i].nr;
+                v[n].ret = ret;
+                n++;
+        }
+        return n;
+}
+
+/* Instructions the search over runs[lo, hi) takes. */
+static size_t sc_tree_size(size_t lo, size_t hi)
+{
+        size_t mid, left;
+
+        if (hi - lo == 1)
+                return 1;
+        mid = lo + (hi - lo) / 2;
+        left = sc_tree_size(lo, mid);
+        return (left > 255 ? 2 : 1) + left + sc_tree_size(mid, hi);
+}
+
+static size_t sc_tree_emit(const struct sc_run *runs, size_t lo, size_t hi, struct sock_filter *p)
+{
+        size_t mid, left, n = 0;
+
+        if (hi - lo == 1) {
+                p[0] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, runs[lo].ret);
+                return 1;
+        }
+        mid = lo + (hi - lo) / 2;
+        left = sc_tree_size(lo, mid);
+        if (left <= 255) {
+                p[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, runs[mid].lo,
+                                                       (uint8_t) left, 0);
+        } else {
+                p[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, runs[mid].lo, 0, 1);
+                p[n++] = (struct sock_filter) BPF_STMT(BPF_JMP | BPF_JA, (uint32_t) left);
+        }
+        n += sc_tree_emit(runs, lo, mid, p + n);
+        n += sc_tree_emit(runs, mid, hi, p + n);
+        return n;
+}
+
+static uint32_t sc_kill_action(void)
+{
+        uint32_t action = SECCOMP_RET_KILL_PROCESS;
+        int saved = errno;
+        long r = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
+
+        errno = saved;
+        return r == 0 ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_KILL_THREAD;
+}
+
+sbx_code sbx__sc_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
+{
+        const uint32_t allow = SECCOMP_RET_ALLOW;
+        const uint32_t eperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+        const uint32_t enosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
+        const size_t cap = sbx__sc_allow_n + sbx__sc_ipc_n + sbx__sc_refuse_n +
+                           sbx__sc_raw_allow_n;
+        struct sc_nr_act *v;
+        struct sc_run *runs;
+        struct sock_filter *p;
+        size_t n = 0, nruns = 0, i, len, at = 0, kill_at, far;
+        int x32_guard = sbx__seccomp_arch_token(0) == SCMP_ARCH_X86_64;
+
+        v = malloc(cap * sizeof(*v));
+        runs = malloc((2 * cap + 1) * sizeof(*runs));
+        if (v == NULL || runs == NULL) {
+                free(v);
+                free(runs);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
+        }
+        n = sc_collect(v, n, cap, sbx__sc_allow, sbx__sc_allow_n, allow);
+        n = sc_collect(v, n, cap, sbx__sc_ipc, sbx__sc_ipc_n,
+                       (opts & SBX__SC_HOST_NS) ? eperm : allow);
+        n = sc_collect(v, n, cap, sbx__sc_refuse, sbx__sc_refuse_n, eperm);
+        n = sc_collect_raw(v, n, cap, allow);
+        qsort(v, n, sizeof(*v), sc_cmp_nr);
+        /* Runs over [0, 2^32): the gaps are ENOSYS. */
+        runs[nruns].lo = 0;
+        runs[nruns++].ret = enosys;
+        for (i = 0; i < n; i++) {
+                int gap = i == 0 ? v[i].nr > 0 : v[i].nr > v[i - 1].nr + 1;
+
+                if (i > 0 && v[i].nr == v[i - 1].nr) {
+                        if (v[i].ret == v[i - 1].ret)
+                                continue;
+                        uint32_t dup = v[i].nr;
+
+                        free(v);
+                        free(runs);
+                        return sbx__fail(err, SBX_E_INTERNAL, 0, "seccomp: syscall %u is listed "
+                                         "with two actions", (unsigned int) dup);
+                }
+                if (gap && runs[nruns - 1].ret != enosys) {
+                        runs[nruns].lo = v[i - 1].nr + 1;
+                        runs[nruns++].ret = enosys;
+                }
+                if (runs[nruns - 1].ret != v[i].ret) {
+                        if (runs[nruns - 1].lo == v[i].nr) {
+                                runs[nruns - 1].ret = v[i].ret;
+                        } else {
+                                runs[nruns].lo = v[i].nr;
+                                runs[nruns++].ret = v[i].ret;
+                        }
+                }
+        }
+        if (n > 0 && runs[nruns - 1].ret != enosys && v[n - 1].nr != UINT32_MAX) {
+                runs[nruns].lo = v[n - 1].nr + 1;
+                runs[nruns++].ret = enosys;
+        }
+        free(v);
+        /* Neighbours with one action become one run. */
+        for (i = 1, n = 1; i < nruns; i++)
+                if (runs[i].ret != runs[n - 1].ret)
+                        runs[n++] = runs[i];
+        nruns = n;
+        len = 5 + (x32_guard ? 2 : 0) + sc_tree_size(0, nruns) + 1;
+        if (nruns > SC_RUNS_MAX || len > BPF_MAXINSNS) {
+                free(runs);
+                return sbx__fail(err, SBX_E_INTERNAL, E2BIG,
+                                 "seccomp: the allow-list has %zu runs", nruns);
+        }
+        p = malloc(len * sizeof(*p));
+        if (p == NULL) {
+                free(runs);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: out of memory");
+        }
+        kill_at = len - 1;
+        p[at++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                               (uint32_t) offsetof(struct seccomp_data, arch));
+        p[at] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sbx__seccomp_arch_audit(), 0,
+                                              (uint8_t) 0);
+        at++;
+        p[at++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                               (uint32_t) offsetof(struct seccomp_data, nr));
+        if (x32_guard) {
+                /* bit 30 (x32) is killed; -1, a skipped call, stays ENOSYS */
+                p[at++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
+                p[at] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 0);
+                at++;
+        }
+        /* the arch mismatch (and x32) reach the kill through a ja at far */
+        p[at++] = (struct sock_filter) BPF_STMT(BPF_JMP | BPF_JA, 1);
+        far = at++;
+        p[far] = (struct sock_filter) BPF_STMT(BPF_JMP | BPF_JA, (uint32_t) (kill_at - (far + 1)));
+        p[1].jf = (uint8_t) (far - 2);
+        if (x32_guard)
+                p[4].jf = (uint8_t) (far - 5);
+        at += sc_tree_emit(runs, 0, nruns, p + at);
+        p[at++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, sc_kill_action());
+        free(runs);
+        if (at != len) {
+                free(p);
+                return sbx__fail(err, SBX_E_INTERNAL, 0, "seccomp: allow-list emitted %zu of %zu",
+                                 at, len);
+        }
+        out->filter = p;
+        out->len = len;
+        return SBX_OK;
 }
