@@ -1024,9 +1024,17 @@ int main(int argc, char **argv)
         if (strcmp(cmd, "setaffinity") == 0) {
                 cpu_set_t set;
 
+                int cpu = 0;
+
                 NEED(1);
+                /* the first CPU this process may use (CPU 0 may be outside
+                 * the cpuset) */
                 CPU_ZERO(&set);
-                CPU_SET(0, &set);
+                TRY(sched_getaffinity(0, sizeof(set), &set));
+                while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set))
+                        cpu++;
+                CPU_ZERO(&set);
+                CPU_SET(cpu, &set);
                 TRY(sched_setaffinity((pid_t) atoi(a), sizeof(set), &set));
                 return 0;
         }
