@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "win_internal.h"
-#include "exec/executor.h"
 #include "paths/paths_internal.h"
 #include "profile/policyfile_internal.h"
 
@@ -116,19 +115,6 @@ void sbx_executor_set_options_init(sbx_executor_set_options *opts)
 
         if (opts != NULL)
                 *opts = init;
-}
-
-/*
- * No executor set can be made on Windows yet (below), so the scratch
- * registry every spawn hides is always empty: nothing to hide.
- */
-sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out, sbx_error *err)
-{
-        (void) plan;
-        (void) fn;
-        (void) err;
-        *out = NULL;
-        return SBX_OK;
 }
 
 /*
