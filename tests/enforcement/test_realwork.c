@@ -232,6 +232,24 @@ static void want(const char *ws, const char *name, const char *text, const char 
                 fail_msg("%s: %s holds \"%s\", want \"%s\"", what, path, buf, text);
 }
 
+/* The fixture of the running test, removed by the teardown whatever the
+ * test's outcome. */
+static char g_base[64];
+
+static int teardown(void **state)
+{
+        char cmd[128];
+
+        (void) state;
+        if (g_base[0] != '\0') {
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_base);
+                if (system(cmd) != 0)
+                        return -1;
+                g_base[0] = '\0';
+        }
+        return 0;
+}
+
 static void one_backend(const char *cli, const char *backend)
 {
         char base[] = "/var/tmp/sbx-realwork-XXXXXX", ws[4096], log[4096], app[4096];
@@ -239,6 +257,7 @@ static void one_backend(const char *cli, const char *backend)
         int st;
 
         assert_non_null(mkdtemp(base));
+        snprintf(g_base, sizeof(g_base), "%s", base);
         sub(base, "ws", ws, sizeof(ws));
         assert_int_equal(mkdir(ws, 0755), 0);
         make_workspace(ws);
@@ -283,8 +302,6 @@ static void one_backend(const char *cli, const char *backend)
         want(ws, "out/git-log.txt", "second\nfirst\n", "git log");
         want(ws, "out/git-diff.txt", " f | 1 +\n 1 file changed, 1 insertion(+)\n", "git diff");
         want(ws, "out/cargo.txt", "rust 42 sub\n", "cargo");
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-        assert_int_equal(system(cmd), 0);
 }
 
 static int tools_present(void)
@@ -329,8 +346,8 @@ static void test_realwork__landlock(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_realwork__native),
-                cmocka_unit_test(test_realwork__landlock),
+                cmocka_unit_test_teardown(test_realwork__native, teardown),
+                cmocka_unit_test_teardown(test_realwork__landlock, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
