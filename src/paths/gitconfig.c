@@ -139,15 +139,29 @@ static int split_key(const char *name, char *section, size_t ss, char *sub, size
         return 0;
 }
 
+struct include_arg {
+        struct ents *out;
+        int depth;
+};
+
+static int include_target(struct scan *s, const char *target, void *arg)
+{
+        const struct include_arg *a = arg;
+        int r = sbx__gs_protect(s, target, PT_FILE);
+
+        if (r == 0 && a->depth < MAX_INCLUDE_DEPTH)
+                r = sbx__gs_read_config(s, target, a->out, a->depth + 1);
+        return r;
+}
+
 /* An include.path / includeIf.*.path: the file (relative to the including
  * file's directory, as git resolves it), protected and read. */
 static int include(struct scan *s, const char *file, const char *value, struct ents *out,
                    int depth)
 {
-        char dir[SBX_PATH_MAX], joined[SBX_PATH_MAX], target[SBX_PATH_MAX];
+        struct include_arg a = { out, depth };
+        char dir[SBX_PATH_MAX];
         const char *base = NULL;
-        size_t canon;
-        int which, r;
 
         if (file != NULL) {
                 const char *slash = strrchr(file, '/');
@@ -160,22 +174,7 @@ static int include(struct scan *s, const char *file, const char *value, struct e
                         strcpy(dir, "/");
                 base = dir;
         }
-        for (which = 0; which < 2; which++) {
-                if (which == 1 && (s->homes[1] == NULL || value[0] != '~'))
-                        break;
-                if (sbx__gs_expand(s, base, value, which, joined, &canon) < 0)
-                        continue;
-                r = sbx__gs_chase(s, joined, canon, target);
-                if (r == -ENAMETOOLONG || r == -ELOOP)
-                        continue;
-                if (r < 0)
-                        return sbx__gs_fail_at(s, joined, r);
-                if ((r = sbx__gs_protect(s, target, PT_FILE)) < 0)
-                        return r;
-                if (depth < MAX_INCLUDE_DEPTH && (r = sbx__gs_read_config(s, target, out, depth + 1)) < 0)
-                        return r;
-        }
-        return 0;
+        return sbx__gs_each_target(s, base, value, include_target, &a);
 }
 
 /* One key = value read: includes are followed at once, every other entry

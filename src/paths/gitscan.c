@@ -401,12 +401,13 @@ int sbx__gs_protect(struct scan *s, const char *path, enum pt how)
 }
 
 /*
- * Protect what `value` names relative to `base`, for each home "~" may
- * mean: the target and every symbolic link on the way.  A value that
- * cannot be resolved (no home, a loop) protects nothing more: what it
+ * Call fn with every target `value` names relative to `base`, once for each
+ * home "~" may mean, after its symbolic links on the way were chased.  A
+ * value that cannot be resolved (no home, a loop) yields nothing: what it
  * names cannot be reached by git either.
  */
-int sbx__gs_protect_value(struct scan *s, const char *base, const char *value, enum pt how)
+int sbx__gs_each_target(struct scan *s, const char *base, const char *value,
+                        int (*fn)(struct scan *s, const char *target, void *arg), void *arg)
 {
         char joined[SBX_PATH_MAX], target[SBX_PATH_MAX];
         size_t canon;
@@ -425,10 +426,22 @@ int sbx__gs_protect_value(struct scan *s, const char *base, const char *value, e
                         continue;
                 if (r < 0)
                         return sbx__gs_fail_at(s, joined, r);
-                if ((r = sbx__gs_protect(s, target, how)) < 0)
+                if ((r = fn(s, target, arg)) < 0)
                         return r;
         }
         return 0;
+}
+
+static int protect_target(struct scan *s, const char *target, void *arg)
+{
+        return sbx__gs_protect(s, target, *(const enum pt *) arg);
+}
+
+/* Protect what `value` names relative to `base`: the target and every
+ * symbolic link on the way. */
+int sbx__gs_protect_value(struct scan *s, const char *base, const char *value, enum pt how)
+{
+        return sbx__gs_each_target(s, base, value, protect_target, &how);
 }
 
 /* ------------------------------------------------------- repositories */

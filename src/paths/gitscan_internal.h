@@ -66,6 +66,8 @@ int sbx__gs_expand(const struct scan *s, const char *base, const char *rel, int 
                    size_t *canon);
 int sbx__gs_chase(struct scan *s, const char *in, size_t canon, char *out);
 int sbx__gs_protect(struct scan *s, const char *path, enum pt how);
+int sbx__gs_each_target(struct scan *s, const char *base, const char *value,
+                        int (*fn)(struct scan *s, const char *target, void *arg), void *arg);
 int sbx__gs_protect_value(struct scan *s, const char *base, const char *value, enum pt how);
 
 /* gitconfig.c */
