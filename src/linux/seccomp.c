@@ -515,6 +515,11 @@ static sbx_code sc_add_host_ns(scmp_filter_ctx ctx, sbx_error *err)
         if (rc == SBX_OK)
                 rc = sc_rule(ctx, act, SCMP_SYS(inotify_add_watch), "inotify_add_watch", 0, NULL,
                              err);
+        /* setsid: every process of a run stays in the session its keeper
+         * made, which is how the host finds and ends the run when the
+         * keeper is killed (tree.c); no pid namespace does it here */
+        if (rc == SBX_OK)
+                rc = sc_rule(ctx, act, SCMP_SYS(setsid), "setsid", 0, NULL, err);
         return rc;
 }
 
