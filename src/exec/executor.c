@@ -21,6 +21,7 @@
 
 #include <nettle/sha2.h>
 
+#include "backend/backend.h"
 #include "exec/executor.h"
 #include "paths/paths_internal.h"
 
@@ -179,7 +180,18 @@ static void hide_if_exposed(const sbx_plan *plan, const char *path, const char *
         sbx__strv_push(v, path);
 }
 
-/* Read one registry (fd, closed here): push what plan must hide. */
+/* 1 if the set directory `dir` (canonical, a set_dir_name) names an
+ * owner that is gone: "sbx-set-<pid>-<start>-<pidns>-XXXXXX". */
+static int set_owner_gone(const char *dir)
+{
+        const char *name = strrchr(dir, '/') + 1 + 8;
+
+        /* The older "sbx-set-XXXXXX" names no owner: never swept. */
+        return strchr(name, '-') != NULL && sbx__owner_gone(name);
+}
+
+/* Read one registry (fd, closed here): remove what a killed host left, and
+ * push what plan must hide (plan NULL: only remove). */
 static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, struct sbx__strv *v)
 {
         char target[SBX_PATH_MAX], clean[SBX_PATH_MAX];
@@ -208,11 +220,19 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
                          * removed): the entry goes too. */
                         if (errno == ENOENT)
                                 (void) unlinkat(dirfd(d), de->d_name, 0);
-                        else
+                        else if (plan != NULL)
                                 hide_if_exposed(plan, target, host_tmp, v);  /* unsure */
                         continue;
                 }
                 if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+                        continue;
+                /* A killed host's set (its owner, named in the directory,
+                 * is gone): removed with its entry. */
+                if (set_owner_gone(target) && sbx__rm_rf(target) == 0) {
+                        (void) unlinkat(dirfd(d), de->d_name, 0);
+                        continue;
+                }
+                if (plan == NULL)
                         continue;
                 /* The spawn's own set: its plan hides the set's root and
                  * gives back only the executor's own directories. */
@@ -221,6 +241,28 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
                 hide_if_exposed(plan, target, host_tmp, v);
         }
         (void) closedir(d);
+}
+
+/*
+ * What a killed host left (its owner is gone, sbx__owner_gone): the rung-2
+ * spawn scratch below this user's scratch parent and, with registries, the
+ * set directories registered there (a live spawn reads those anyway, so it
+ * passes registries 0).  Every spawn, Confine and new set calls it; at most
+ * once a second per process (sbx__sweep_due).
+ */
+static void sweep_dead_hosts(int registries)
+{
+        char buf[64];
+        size_t k;
+        int fd;
+
+        (void) snprintf(buf, sizeof(buf), SBX__RUN_SCRATCH_FMT, (unsigned long) geteuid());
+        sbx__sweep_dirs(buf, "sbx-run-");
+        if (!registries || !sbx__sweep_due("sbx-scratch-registry"))
+                return;
+        for (k = 0; k < SBX__ARRAY_SIZE(reg_bases); k++)
+                if ((fd = reg_open(reg_bases[k], 0)) >= 0)
+                        reg_collect(fd, NULL, "", NULL);
 }
 
 sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out, sbx_error *err)
@@ -233,6 +275,7 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
         int rc = -ENOMEM;
 
         *out = NULL;
+        sweep_dead_hosts(plan->direct);
         if (plan->direct)
                 return SBX_OK;
         if (realpath("/tmp", host_tmp) == NULL)
@@ -321,6 +364,50 @@ static void route_plain(const struct sbx_plan *plan, char *out)
         out[2 * sizeof(d)] = '\0';
 }
 
+/* 1 for what the OS runs out of or refuses for a while: fds, space,
+ * memory, a read-only file system. */
+static int os_errno(int e)
+{
+        return e == ENOMEM || e == EMFILE || e == ENFILE || e == ENOSPC || e == EDQUOT ||
+               e == EROFS || e == EAGAIN || e == EIO;
+}
+
+/* Such a failure is that, not an internal error or a missing sandbox: its
+ * code names it (SBX_E_NOMEM, else SBX_E_IO) and the message the errno. */
+static sbx_code os_cause(const char *fn, sbx_code r, sbx_error *err)
+{
+        char msg[SBX_ERROR_SIZE];
+        int e;
+
+        if (err == NULL || !os_errno(err->sys_errno))
+                return r;
+        e = err->sys_errno;
+        r = e == ENOMEM ? SBX_E_NOMEM : SBX_E_IO;
+        (void) snprintf(msg, sizeof(msg), "%s", err->message);
+        if (strstr(msg, strerror(e)) != NULL)
+                return sbx__fail(err, r, e, "%s: %s", fn, msg);
+        return sbx__fail(err, r, e, "%s: %s: %s", fn, msg, strerror(e));
+}
+
+/* backend's own check (verify), which sbx_backend_guarantees only counts
+ * as "nothing achieved": SBX_OK, or its error with the OS's cause. */
+static sbx_code backend_broken(const char *fn, int32_t backend, sbx_error *err)
+{
+        const struct sbx_backend *be = sbx__backend_get(backend);
+        sbx_error e2 = { 0, 0, { 0 } };
+        sbx_code r;
+
+        if (be == NULL || be->verify == NULL || (r = be->verify(&e2)) == SBX_OK)
+                return SBX_OK;
+        if (err != NULL && os_errno(e2.sys_errno)) {
+                (void) sbx__fail(err, r, e2.sys_errno, "the %s backend does not work here: %s",
+                                 sbx_backend_name(backend), e2.message);
+                return os_cause(fn, r, err);
+        }
+        return sbx__fail(err, r, e2.sys_errno, "%s: the %s backend does not work here: %s", fn,
+                         sbx_backend_name(backend), e2.message);
+}
+
 static void set_free(struct sbx_executor_set *s)
 {
         size_t i;
@@ -349,8 +436,9 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         static const char fn[] = "sbx_executor_set_new";
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
         struct sbx_executor_set *s;
-        char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 32], sub[SBX_PATH_MAX + 48];
+        char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 112], sub[SBX_PATH_MAX + 128], tag[80];
         int32_t enforcement = 0;
+        int e;
         sbx_code r;
 
         if (out == NULL || profile == NULL || opts == NULL)
@@ -425,8 +513,10 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         if (!s->plan->direct) {
                 if (s->backend == SBX_BACKEND_AUTO) {
                         r = sbx_backend_detect(&s->backend, err);
-                        if (r != SBX_OK)
+                        if (r != SBX_OK) {
+                                r = os_cause(fn, r, err);
                                 goto fail;
+                        }
                 }
                 if (s->backend != SBX_BACKEND_NATIVE && s->backend != SBX_BACKEND_LANDLOCK) {
                         r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: executors need "
@@ -437,6 +527,10 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                 r = sbx_backend_guarantees(s->backend, s->plan, &s->achieved, &enforcement, err);
                 if (r != SBX_OK)
                         goto fail;
+                /* Nothing achieved: the backend did not work here, and
+                 * its own check says why (a transient EMFILE, ENOSPC, ...). */
+                if (s->achieved == 0 && (r = backend_broken(fn, s->backend, err)) != SBX_OK)
+                        goto fail;
                 if ((s->achieved & s->plan->required) != s->plan->required) {
                         r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: the %s backend "
                                       "cannot enforce guarantees 0x%x here", fn,
@@ -445,7 +539,18 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                         goto fail;
                 }
         }
-        (void) snprintf(dir, sizeof(dir), "%s/sbx-set-XXXXXX", root);
+        /* Named by its owner, so that a later set or spawn removes it
+         * once this process is gone (killed before its close). */
+        sweep_dead_hosts(1);
+        sbx__sweep_dirs(root, "sbx-set-");
+        e = sbx__owner_tag(tag, sizeof(tag));
+        if (e < 0) {
+                r = sbx__fail(err, SBX_E_IO, -e, "%s: cannot read this process's start time "
+                              "(/proc/self/stat) or pid namespace (/proc/self/ns/pid): %s", fn,
+                              strerror(-e));
+                goto fail;
+        }
+        (void) snprintf(dir, sizeof(dir), "%s/sbx-set-%s-XXXXXX", root, tag);
         if (mkdtemp(dir) == NULL) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a directory in %.200s: %s",
                               fn, root, strerror(errno));
@@ -493,7 +598,7 @@ sbx_code sbx_executor_set_get(sbx_executor_set *s, const char *key, sbx_executor
 {
         static const char fn[] = "sbx_executor_set_get";
         struct sbx_executor *ex = NULL, **v;
-        char dir[SBX_PATH_MAX + 64];
+        char dir[SBX_PATH_MAX + 144];
         size_t i;
         sbx_code r = SBX_OK;
 
@@ -531,7 +636,7 @@ sbx_code sbx_executor_set_get(sbx_executor_set *s, const char *key, sbx_executor
                 goto undo;
         }
         for (i = 0; i < 2; i++) {
-                char sub[SBX_PATH_MAX + 72];
+                char sub[SBX_PATH_MAX + 152];
 
                 (void) snprintf(sub, sizeof(sub), "%s/%s", dir, i == 0 ? "home" : "tmp");
                 if (mkdir(sub, 0700) < 0) {
@@ -568,8 +673,9 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: set is NULL", fn);
         (void) pthread_mutex_lock(&s->lock);
         if (s->closed == 2) {
+                /* Closed before: only what its removal left (a retry). */
                 (void) pthread_mutex_unlock(&s->lock);
-                return SBX_OK;
+                goto remove;
         }
         s->closed = 1;
         for (i = 0; i < s->n_ex; i++)
@@ -590,13 +696,25 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
                 sbx__warm_slot_stop(&s->ex[i]->warm);
                 (void) pthread_mutex_unlock(&s->ex[i]->warm_lock);
         }
+remove:
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->removed) {
+                (void) pthread_mutex_unlock(&s->lock);
+                return SBX_OK;
+        }
         /* What the executors kept goes first, while the set is still
-         * registered (hidden from every spawn that starts meanwhile). */
+         * registered (hidden from every spawn that starts meanwhile); the
+         * modes a command set on its directories are undone (rmtree.c).
+         * A failure is reported and the set stays registered: a later
+         * close tries again. */
         for (i = 0; i < s->n_ex; i++) {
                 e = sbx__rm_rf(s->ex[i]->dir);
-                if (e < 0)
-                        return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,
-                                         s->ex[i]->dir, strerror(-e));
+                if (e < 0) {
+                        (void) pthread_mutex_unlock(&s->lock);
+                        return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove the executor "
+                                         "directory \"%.200s\" (%s): %s", fn, s->ex[i]->dir,
+                                         s->ex[i]->key, strerror(-e));
+                }
         }
         /* Then the entry, and only after a grace the empty rest: a bwrap
          * spawn that read the registry just before binds the set's .empty
@@ -612,15 +730,18 @@ sbx_code sbx_executor_set_close(sbx_executor_set *s, sbx_error *err)
                         ;
         }
         {
-                char sub[SBX_PATH_MAX + 48];
+                char sub[SBX_PATH_MAX + 128];
 
                 (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, s->set_dir);
                 (void) rmdir(sub);
         }
         e = sbx__rm_rf(s->set_dir);
+        if (e == 0)
+                s->removed = 1;
+        (void) pthread_mutex_unlock(&s->lock);
         if (e < 0)
-                return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove %.200s: %s", fn,
-                                 s->set_dir, strerror(-e));
+                return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove the set directory "
+                                 "\"%.200s\": %s", fn, s->set_dir, strerror(-e));
         return SBX_OK;
 }
 

@@ -88,7 +88,8 @@ struct sbx_executor_set {
         size_t       n_ex;
         struct sbx__running *running;
         size_t       n_running;
-        int          closed;
+        int          closed;            /* 1 closing, 2 closed (runs and zygotes gone) */
+        int          removed;           /* close removed the set's directories */
 };
 
 /*

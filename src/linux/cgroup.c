@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "linux/linux_internal.h"
+#include "paths/paths_internal.h"
 
 static atomic_uint cg_counter;
 
@@ -177,13 +178,17 @@ static void remove_cgroup(const char *path)
         (void) rmdir(path);
 }
 
-/* Create <base>/sbx-<pid>-<n>; *dir_out malloc'd. */
+/* Create <base>/sbx-<pid>-<start>-<pidns>-<n> (sbx__owner_tag: a later
+ * spawn tells a dead host's from a live one's); *dir_out malloc'd. */
 static int make_child(const char *base, char **dir_out)
 {
-        char path[SBX_PATH_MAX];
+        char path[SBX_PATH_MAX], tag[80];
+        int e;
 
         sbx__sweep_dead(base, "sbx-", remove_cgroup);
-        if ((size_t) snprintf(path, sizeof(path), "%s/sbx-%ld-%u", base, (long) getpid(),
+        if ((e = sbx__owner_tag(tag, sizeof(tag))) < 0)
+                return e;
+        if ((size_t) snprintf(path, sizeof(path), "%s/sbx-%s-%u", base, tag,
                               atomic_fetch_add(&cg_counter, 1)) >= sizeof(path))
                 return -ENAMETOOLONG;
         if (mkdir(path, 0755) < 0)

@@ -130,6 +130,24 @@ int sbx__account_home(char **out);
 /* rmtree.c: remove the directory tree at path (scratch cleanup); never
  * follows symlinks out of it.  0 (also when it does not exist) or -errno. */
 int sbx__rm_rf(const char *path);
+/* rmtree.c: remove the directory `name` below dfd with all in it, if it is
+ * a directory of this user (never a link; -EPERM otherwise).  0 or -errno. */
+int sbx__rm_entry(int dfd, const char *name);
+/* rmtree.c: "<pid>-<start>-<pidns>" of this process (start: field 22 of
+ * /proc/self/stat; pidns: its pid namespace's inode), for the names of
+ * what it leaves in shared places.  0 or -errno. */
+int sbx__owner_tag(char *out, size_t size);
+/* rmtree.c: 1 if the owner named at s ("<pid>-<start>-<pidns>-..." or the
+ * older "<pid>-...") is certainly gone: no such pid, or that pid started
+ * at another time; 0 alive, ours, of another pid namespace, or unknown. */
+int sbx__owner_gone(const char *s);
+/* rmtree.c: 1 if this process has not swept `key` within the last second
+ * (then it is recorded as swept now). */
+int sbx__sweep_due(const char *key);
+/* rmtree.c: remove every directory <base>/<prefix><owner>... of this user
+ * whose owner is gone (sbx__owner_gone), when due; base must be this
+ * user's and writable by nobody else. */
+void sbx__sweep_dirs(const char *base, const char *prefix);
 
 /* ---------------------------------------------------------- winpath.c */
 
