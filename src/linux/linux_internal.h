@@ -128,11 +128,12 @@ struct sbx__bpf {
 };
 
 /* The system-call allow-list for the parent to hand to the child (the
- * native ABI only, kill on any other): the build-time program when this
- * process matches the table (sbx__seccomp_table_matches), else compiled by
- * libseccomp; cached per option set.  Errors: SBX_E_INTERNAL, SBX_E_NOMEM. */
+ * native ABI only, kill on any other): a copy of the build-time program
+ * (seccomp-table.h, seccomp_embed.c); no libseccomp call, nothing cached.
+ * Errors: SBX_E_INVALID, SBX_E_NOMEM. */
 sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
-/* Always compiles with libseccomp (no cache, no table). */
+/* libseccomp's compilation (the generator's and the tests'; never on a
+ * spawn). */
 sbx_code sbx__seccomp_compile(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 /* test_seccomp: the allow-list stage compiled by libseccomp, a reference. */
 sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
@@ -146,24 +147,6 @@ size_t sbx__seccomp_n_arches(void);
 uint32_t sbx__seccomp_arch_token(size_t i);
 /* The seccomp_data.arch value of that ABI. */
 uint32_t sbx__seccomp_arch_audit(void);
-/* Where the cached program for opts came from in this process: "embedded",
- * "compiled", or "none" (not built yet). */
-const char *sbx__seccomp_source(uint32_t opts);
-
-/* Everything a compiled program depends on besides seccomp.c itself. */
-#define SBX__SC_BUILD_ID_MAX 64
-struct sbx__sc_env {
-        uint32_t version[3];            /* libseccomp major, minor, micro */
-        uint32_t native;                /* seccomp_arch_native() */
-        uint32_t kill_process;          /* 1: the kernel has SECCOMP_RET_KILL_PROCESS */
-        uint32_t build_id_len;          /* 0: libseccomp's object has no GNU build-id */
-        uint8_t  build_id[SBX__SC_BUILD_ID_MAX];
-};
-/* This process's environment (cheap: no libseccomp compilation, one syscall). */
-void sbx__seccomp_env_get(struct sbx__sc_env *env);
-/* 1 if the build-time table exists and was generated for exactly env, else
- * 0; *why (if why is not NULL) gets a static reason either way. */
-int sbx__seccomp_table_matches(const struct sbx__sc_env *env, const char **why);
 #ifdef SBX_SC_GENERATOR
 /* tools/seccomp-gen: write the table to path (atomically). */
 sbx_code sbx__seccomp_gen_write(const char *path, sbx_error *err);
@@ -181,6 +164,22 @@ int sbx__write_text(const char *path, const char *text);
  * of base whose pid is gone (not ours); once per (base, prefix) per
  * process.  For what a kill -9'd host left behind. */
 void sbx__sweep_dead(const char *base, const char *prefix, void (*remove)(const char *path));
+
+/* tree.c: what is left of a run whose keeper (rung-2 monitor or zygote,
+ * the bwrap keeper) died.  The run is the keeper's session; the keeper
+ * must be an unreaped zombie (its pid then names this run alone). */
+#define SBX__TREE_KILL_MS 5000
+/* The session id and state letter of a process.  0 or -errno. */
+int sbx__proc_session(pid_t pid, pid_t *sid, char *state);
+/* SIGKILL every live process of session sid until none is left, bounded
+ * by timeout_ms.  0, -ETIMEDOUT (some could not be ended) or -errno. */
+int sbx__tree_kill_session(pid_t sid, int timeout_ms);
+/* Wait (bounded; -1 = no bound, 0 = poll) until child pid exited, without
+ * reaping it; *killed = it was killed by a signal.  0, -ETIMEDOUT, -errno. */
+int sbx__proc_wait_exited(pid_t pid, int pidfd, int timeout_ms, int *killed);
+/* The keeper (a zombie) led its own session: kill what is left of it.
+ * 0 (nothing left, or not a session leader), -ETIMEDOUT, -errno. */
+int sbx__tree_keeper_gone(pid_t keeper);
 
 /* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
  * limit (dirs_out[1]); a 0 limit is not set.  With track, a pids cgroup is

@@ -25,6 +25,19 @@ int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
 
         if (c->warm != NULL)
                 return sbx__warm_child_wait(c, timeout_ms, status);
+        /* A rung-2 or bwrap keeper that was killed (by a user, the OOM
+         * killer) did not end its tree: while it is still an unreaped
+         * zombie, whatever is left of its session goes (tree.c).  A rung-1
+         * init takes its pid namespace along. */
+        if (c->backend == SBX_BACKEND_LANDLOCK || c->backend == SBX_BACKEND_BWRAP) {
+                int killed;
+
+                r = sbx__proc_wait_exited(c->pid, c->pidfd, timeout_ms, &killed);
+                if (r < 0)
+                        return r;
+                if (killed)
+                        (void) sbx__tree_keeper_gone(c->pid);
+        }
         /* The init/monitor reaped the whole tree: its usage is the tree's
          * (the largest resident set of any one of them). */
         memset(&ru, 0, sizeof(ru));

@@ -88,9 +88,15 @@ static void warm_kill(struct sbx__warm *w)
 {
         struct sbx__proc p = { w->pid, w->pidfd, -1, -1, NULL, NULL };
 
+        int killed;
+
         w->dead = 1;
         if (w->pid > 0) {
                 (void) send_sig(w, SIGKILL);
+                /* A rung-2 zygote's commands are in its session: what is
+                 * left of the run goes while the zygote is a zombie. */
+                if (sbx__proc_wait_exited(w->pid, w->pidfd, WARM_REAP_MS, &killed) == 0)
+                        (void) sbx__tree_keeper_gone(w->pid);
                 (void) sbx__proc_reap(&p, WARM_REAP_MS, NULL);
                 w->pid = p.pid;
         }
