@@ -1479,7 +1479,9 @@ SBX_API sbx_code sbx_windows_remove(const sbx_windows_setup_config *cfg, sbx_err
 
 /* A set for profile (copied).  An unconfined profile needs its ack (as for
  * sbx_profile_new) and runs directly.  Errors: SBX_E_INVALID,
- * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_IO (the scratch root), SBX_E_NOMEM. */
+ * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_IO (the scratch root; or the OS ran out
+ * of fds or space, or refused a write, while the backend was checked:
+ * sys_errno and the message say which), SBX_E_NOMEM. */
 SBX_API sbx_code sbx_executor_set_new(const sbx_profile *profile,
                                       const sbx_executor_set_options *opts,
                                       sbx_executor_set **out, sbx_error *err);
@@ -1492,7 +1494,8 @@ SBX_API sbx_code sbx_executor_set_get(sbx_executor_set *set, const char *key,
  * for it, then remove the directories the set created (never following a
  * link a command planted).  Idempotent; afterwards every call on the set
  * or its executors is SBX_E_CLOSED.  Errors: SBX_E_IO (something could not
- * be removed; the set is closed all the same). */
+ * be removed: the path and the real errno; the set is closed all the same,
+ * stays hidden, and a later close tries the removal again). */
 SBX_API sbx_code sbx_executor_set_close(sbx_executor_set *set, sbx_error *err);
 /* Close (if not yet) and free.  NULL is ignored. */
 SBX_API void sbx_executor_set_free(sbx_executor_set *set);
