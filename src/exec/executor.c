@@ -438,7 +438,6 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         struct sbx_executor_set *s;
         char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 112], sub[SBX_PATH_MAX + 128], tag[80];
         int32_t enforcement = 0;
-        int e;
         sbx_code r;
 
         if (out == NULL || profile == NULL || opts == NULL)
@@ -543,14 +542,10 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
          * once this process is gone (killed before its close). */
         sweep_dead_hosts(1);
         sbx__sweep_dirs(root, "sbx-set-");
-        e = sbx__owner_tag(tag, sizeof(tag));
-        if (e < 0) {
-                r = sbx__fail(err, SBX_E_IO, -e, "%s: cannot read this process's start time "
-                              "(/proc/self/stat) or pid namespace (/proc/self/ns/pid): %s", fn,
-                              strerror(-e));
-                goto fail;
-        }
-        (void) snprintf(dir, sizeof(dir), "%s/sbx-set-%s-XXXXXX", root, tag);
+        if (sbx__owner_tag(tag, sizeof(tag)) == 0)
+                (void) snprintf(dir, sizeof(dir), "%s/sbx-set-%s-XXXXXX", root, tag);
+        else    /* no /proc: a name with no owner, which nothing sweeps */
+                (void) snprintf(dir, sizeof(dir), "%s/sbx-set-XXXXXX", root);
         if (mkdtemp(dir) == NULL) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a directory in %.200s: %s",
                               fn, root, strerror(errno));

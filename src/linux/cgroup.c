@@ -183,11 +183,11 @@ static void remove_cgroup(const char *path)
 static int make_child(const char *base, char **dir_out)
 {
         char path[SBX_PATH_MAX], tag[80];
-        int e;
 
         sbx__sweep_dead(base, "sbx-", remove_cgroup);
-        if ((e = sbx__owner_tag(tag, sizeof(tag))) < 0)
-                return e;
+        /* No /proc: the pid alone (swept once no process has it). */
+        if (sbx__owner_tag(tag, sizeof(tag)) < 0)
+                (void) snprintf(tag, sizeof(tag), "%ld", (long) getpid());
         if ((size_t) snprintf(path, sizeof(path), "%s/sbx-%s-%u", base, tag,
                               atomic_fetch_add(&cg_counter, 1)) >= sizeof(path))
                 return -ENAMETOOLONG;
