@@ -174,8 +174,9 @@ void sbx__observe_finish(const struct sbx__obs *o);
 #define SBX__NF_READS   (1u << 5)  /* with OBSERVE: every open, reads too */
 #define SBX__NF_INET    (1u << 4)  /* socket(AF_INET/AF_INET6): refused here (rung 2's
                                     * seccomp SBX__SC_INET_NOTIFY leaves them to us) */
-/* The filter for flags (SBX__NF_*, not 0) and the table, built once per
- * process and flag set (parent).  WRITES: Landlock cannot keep .git
+/* The filter for flags (SBX__NF_*, not 0) and the table, both static,
+ * from the build-time table (seccomp_embed.c; no libseccomp call, nothing
+ * that can fail but bad flags).  WRITES: Landlock cannot keep .git
  * read-only inside a writable tree whose root must stay creatable, so the
  * supervisor does. */
 sbx_code sbx__notify_build(unsigned flags, const struct sbx__bpf **prog,

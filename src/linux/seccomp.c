@@ -1,12 +1,12 @@
 /*
  * seccomp.c - the system-call allow-list (libseccomp at build time).
  *
- * With seccomp_embed.c, the only file that talks to libseccomp (STYLE.md
- * rule 29).  The program is compiled at build time (tools/seccomp-gen,
- * seccomp_embed.c) into the library; a build without that table (a cross
- * build) compiles it once per process in the parent.  Either way it is a
- * plain classic-BPF array loaded in the child with one prctl: no
- * libseccomp code runs after fork.
+ * With seccomp_notify.c, the only file that talks to libseccomp (STYLE.md
+ * rule 29), and only at build time: tools/seccomp-gen runs it for every
+ * option set and the library embeds the result (seccomp_embed.c), so no
+ * libseccomp code runs on a spawn (the tests call it to compare).  The
+ * program is a plain classic-BPF array loaded in the child with one
+ * prctl.
  *
  * Default-deny.  The program names what a confined command may call and
  * refuses everything else with ENOSYS, the answer of a kernel that lacks

@@ -1,14 +1,25 @@
 /*
  * seccomp_embed.c - the seccomp programs compiled at build time: the
- * record of the build environment, the check that a process may use the
- * embedded table, sbx__seccomp_build (embedded or compiled), and the
- * build-time writer (sbx-seccomp-gen).  docs/performance.md.
+ * allow-list and argument filter of every option set (sbx__seccomp_build)
+ * and the supervisor's filter of every variant with its table
+ * (sbx__notify_build), taken from seccomp-table.h; and the build-time
+ * writer of that table (sbx-seccomp-gen).  docs/seccomp.md.
+ *
+ * No libseccomp code runs on a spawn.  The programs are compiled once, at
+ * build time, by seccomp.c and seccomp_notify.c built into
+ * tools/seccomp-gen with libseccomp; the library embeds the result.  An
+ * embedded program is plain classic BPF: it does not depend on the
+ * libseccomp the process loads, so there is nothing to check against it
+ * and nothing to compile instead.  The one input from the running machine
+ * is the kernel's kill action: the table holds SECCOMP_RET_KILL_PROCESS,
+ * and on a kernel without it (before 4.14) each copy says
+ * SECCOMP_RET_KILL_THREAD instead, which also never runs the call.
+ *
+ * Nothing here is cached and nothing can fail but the copy's malloc, so a
+ * transient failure (ENOMEM) fails one spawn and the next one retries.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <elf.h>
 #include <errno.h>
-#include <link.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,31 +28,28 @@
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <seccomp.h>
 
 #include "linux_internal.h"
 
 #include "linux/seccomp_defs.h"
+#include "linux/seccomp_notify.h"
 
-/* ------------------------------------------------- build-time programs */
+struct sc_tab_prog {
+        const struct sock_filter *filter;
+        size_t len;
+};
 
-/*
- * The program is a function of seccomp.c (compiled for the target), of the
- * libseccomp that compiles it (its syscall tables and code generator) and,
- * through one choice, of the kernel: libseccomp uses KILL_PROCESS for a
- * foreign arch only when the running kernel reports it (else we get
- * KILL_THREAD).  Nothing else is read from the machine.
- *
- * The build compiles seccomp.c and this file a second time into
- * tools/seccomp-gen (SBX_SC_GENERATOR), which writes every program to
- * seccomp-table.h with a record of those inputs: the libseccomp version and GNU build-id, its
- * native arch, our arch list and the kill action.  A process takes the
- * embedded programs only when its own inputs are exactly that record, and
- * compiles with libseccomp otherwise (cross builds have no table).
- */
+#ifndef SBX_SC_GENERATOR
+#  include "seccomp-table.h"    /* generated in the build tree */
+_Static_assert(SBX__ARRAY_SIZE(sc_tab_progs) == SC_OPTS_ALL + 1,
+               "seccomp-table.h was generated for other option bits");
+_Static_assert(SBX__ARRAY_SIZE(sc_ntab_progs) == SBX__NF_ALL + 1,
+               "seccomp-table.h was generated for other notify bits");
 
-/* The running kernel reports SECCOMP_RET_KILL_PROCESS (Linux 4.14+). */
-static uint32_t sc_kernel_kill_process(void)
+/* The running kernel reports SECCOMP_RET_KILL_PROCESS (Linux 4.14+).  One
+ * syscall per spawn, not cached: a probe that cannot fail transiently
+ * would gain nothing from a cache but state. */
+static int sc_kernel_kill_process(void)
 {
         uint32_t action = SECCOMP_RET_KILL_PROCESS;
         int saved = errno;
@@ -52,300 +60,144 @@ static uint32_t sc_kernel_kill_process(void)
         return r == 0;
 }
 
-struct sc_bid_find {
-        uintptr_t addr;         /* a libseccomp function */
-        struct sbx__sc_env *env;
-        int found;              /* the object holding addr was seen */
-};
-
-/* dl_iterate_phdr callback: the GNU build-id of the object holding addr. */
-static int sc_bid_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-        struct sc_bid_find *f = data;
-        const ElfW(Phdr) *ph;
-        size_t i, off, namesz, descsz;
-        int mine = 0;
-
-        (void) size;
-        for (i = 0; i < info->dlpi_phnum && !mine; i++) {
-                ph = &info->dlpi_phdr[i];
-                if (ph->p_type == PT_LOAD && f->addr >= info->dlpi_addr + ph->p_vaddr &&
-                    f->addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
-                        mine = 1;
-        }
-        if (!mine)
-                return 0;
-        f->found = 1;
-        for (i = 0; i < info->dlpi_phnum; i++) {
-                const unsigned char *notes;
-
-                ph = &info->dlpi_phdr[i];
-                if (ph->p_type != PT_NOTE)
-                        continue;
-                notes = (const unsigned char *) (info->dlpi_addr + ph->p_vaddr);
-                for (off = 0; off + sizeof(ElfW(Nhdr)) <= ph->p_memsz;) {
-                        ElfW(Nhdr) nh;
-
-                        memcpy(&nh, notes + off, sizeof(nh));
-                        namesz = (nh.n_namesz + 3u) & ~(size_t) 3u;
-                        descsz = (nh.n_descsz + 3u) & ~(size_t) 3u;
-                        off += sizeof(nh);
-                        if (namesz > ph->p_memsz - off || descsz > ph->p_memsz - off - namesz)
-                                break;
-                        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-                            memcmp(notes + off, "GNU", 4) == 0 && nh.n_descsz > 0 &&
-                            nh.n_descsz <= SBX__SC_BUILD_ID_MAX) {
-                                memcpy(f->env->build_id, notes + off + namesz, nh.n_descsz);
-                                f->env->build_id_len = nh.n_descsz;
-                                return 1;
-                        }
-                        off += namesz + descsz;
-                }
-        }
-        return 1;
-}
-
-void sbx__seccomp_env_get(struct sbx__sc_env *env)
-{
-        const struct scmp_version *v = seccomp_version();
-        struct sc_bid_find f;
-
-        memset(env, 0, sizeof(*env));
-        if (v != NULL) {
-                env->version[0] = v->major;
-                env->version[1] = v->minor;
-                env->version[2] = v->micro;
-        }
-        env->native = seccomp_arch_native();
-        env->kill_process = sc_kernel_kill_process();
-        f.addr = (uintptr_t) &seccomp_init;
-        f.env = env;
-        f.found = 0;
-        (void) dl_iterate_phdr(sc_bid_cb, &f);
-}
-
-struct sc_tab_prog {
-        const struct sock_filter *filter;
-        size_t len;
-};
-
-#if defined(SBX_SC_EMBED) && !defined(SBX_SC_GENERATOR)
-#  include "seccomp-table.h"    /* generated in the build tree */
-#  define SC_HAVE_TABLE 1
-_Static_assert(SBX__ARRAY_SIZE(sc_tab_progs) == SC_OPTS_ALL + 1,
-               "seccomp-table.h was generated for other option bits");
-#else
-#  define SC_HAVE_TABLE 0
-#endif
-
-int sbx__seccomp_table_matches(const struct sbx__sc_env *env, const char **why)
-{
-        const char *dummy;
-
-        if (why == NULL)
-                why = &dummy;
-        if (env == NULL) {
-                *why = "no environment given";
-                return 0;
-        }
-#if SC_HAVE_TABLE
-        {
-                size_t i;
-
-                if (SBX__ARRAY_SIZE(sc_tab_arches) != sbx__seccomp_n_arches()) {
-                        *why = "the table lists other architectures";
-                        return 0;
-                }
-                for (i = 0; i < sbx__seccomp_n_arches(); i++) {
-                        if (sc_tab_arches[i] != sbx__seccomp_arch_token(i)) {
-                                *why = "the table lists other architectures";
-                                return 0;
-                        }
-                }
-                if (env->native != sc_tab_native) {
-                        *why = "libseccomp's native architecture differs from the build's";
-                        return 0;
-                }
-                if (memcmp(env->version, sc_tab_version, sizeof(sc_tab_version)) != 0) {
-                        *why = "the libseccomp version differs from the build's";
-                        return 0;
-                }
-                if (env->build_id_len == 0 || env->build_id_len != sc_tab_build_id_len ||
-                    memcmp(env->build_id, sc_tab_build_id, env->build_id_len) != 0) {
-                        *why = "the libseccomp binary (GNU build-id) differs from the build's";
-                        return 0;
-                }
-                if (env->kill_process != sc_tab_kill_process) {
-                        *why = "the kernel's SECCOMP_RET_KILL_PROCESS support differs from "
-                               "the build machine's";
-                        return 0;
-                }
-                *why = "the build-time table matches";
-                return 1;
-        }
-#else
-        *why = "built without a build-time table (cross-compiled, or SBX_SECCOMP_EMBED=OFF)";
-        return 0;
-#endif
-}
-
-/*
- * Each program depends only on `opts`: it is taken from the build-time
- * table or compiled once per process, cached, and copied out.  A copy keeps
- * the ownership contract simple (the caller frees what it gets).
- */
-enum { SC_SRC_NONE = 0, SC_SRC_EMBEDDED = 1, SC_SRC_COMPILED = 2 };
-
-static pthread_mutex_t sc_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sc_tab_prog sc_cache[SC_OPTS_ALL + 1];
-static unsigned char sc_cache_src[SC_OPTS_ALL + 1];
-static int sc_table_ok = -1;            /* -1: not checked yet in this process */
-
-/* Under sc_cache_lock. */
-static int sc_table_usable(void)
-{
-        struct sbx__sc_env env;
-
-        if (sc_table_ok < 0) {
-                if (!SC_HAVE_TABLE) {
-                        sc_table_ok = 0;
-                } else {
-                        sbx__seccomp_env_get(&env);
-                        sc_table_ok = sbx__seccomp_table_matches(&env, NULL);
-                }
-        }
-        return sc_table_ok;
-}
-
 sbx_code sbx__seccomp_build(uint32_t opts, struct sbx__bpf *out, sbx_error *err)
 {
-        struct sbx__bpf built = { NULL, 0 };
-        void *copy;
-        sbx_code rc = SBX_OK;
+        struct sock_filter *copy;
+        size_t i, len;
 
         if (out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: out is NULL");
         if ((opts & ~SC_OPTS_ALL) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "seccomp: unknown option bits 0x%x",
                                  (unsigned int) (opts & ~SC_OPTS_ALL));
-        (void) pthread_mutex_lock(&sc_cache_lock);
-        if (sc_cache[opts].filter == NULL) {
-#if SC_HAVE_TABLE
-                if (sc_table_usable()) {
-                        sc_cache[opts] = sc_tab_progs[opts];
-                        sc_cache_src[opts] = SC_SRC_EMBEDDED;
-                }
-#else
-                (void) sc_table_usable();
-#endif
-        }
-        if (sc_cache[opts].filter == NULL) {
-                rc = sbx__seccomp_compile(opts, &built, err);
-                if (rc == SBX_OK) {
-                        sc_cache[opts].filter = built.filter;
-                        sc_cache[opts].len = built.len;
-                        sc_cache_src[opts] = SC_SRC_COMPILED;
-                }
-        }
-        if (rc == SBX_OK) {
-                copy = malloc(sc_cache[opts].len * sizeof(struct sock_filter));
-                if (copy == NULL) {
-                        rc = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: no memory");
-                } else {
-                        memcpy(copy, sc_cache[opts].filter,
-                               sc_cache[opts].len * sizeof(struct sock_filter));
-                        out->filter = copy;
-                        out->len = sc_cache[opts].len;
-                }
-        }
-        (void) pthread_mutex_unlock(&sc_cache_lock);
-        return rc;
+        len = sc_tab_progs[opts].len;
+        copy = malloc(len * sizeof(*copy));
+        if (copy == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: no memory");
+        memcpy(copy, sc_tab_progs[opts].filter, len * sizeof(*copy));
+        if (!sc_kernel_kill_process())
+                for (i = 0; i < len; i++)
+                        if (copy[i].code == (BPF_RET | BPF_K) &&
+                            copy[i].k == SECCOMP_RET_KILL_PROCESS)
+                                copy[i].k = SECCOMP_RET_KILL_THREAD;
+        out->filter = copy;
+        out->len = len;
+        return SBX_OK;
 }
 
-const char *sbx__seccomp_source(uint32_t opts)
+sbx_code sbx__notify_build(unsigned flags, const struct sbx__bpf **out_prog,
+                           const struct sbx__notify_map **out_map, sbx_error *err)
 {
-        unsigned char src;
+        unsigned w = sbx__notify_variant(flags);
 
-        if ((opts & ~SC_OPTS_ALL) != 0)
-                return "none";
-        (void) pthread_mutex_lock(&sc_cache_lock);
-        src = sc_cache_src[opts];
-        (void) pthread_mutex_unlock(&sc_cache_lock);
-        return src == SC_SRC_EMBEDDED ? "embedded" : src == SC_SRC_COMPILED ? "compiled" : "none";
+        if (w == 0 || sc_ntab_progs[w].filter == NULL)
+                return sbx__fail(err, SBX_E_INTERNAL, EINVAL, "seccomp: notify flags 0x%x", flags);
+        *out_prog = &sc_ntab_progs[w];
+        *out_map = &sc_ntab_map;
+        return SBX_OK;
 }
+#endif /* !SBX_SC_GENERATOR */
 
 #ifdef SBX_SC_GENERATOR
 /* ------------------------------------------------ the build-time writer */
 
-static int sc_gen_emit(FILE *f, const struct sbx__sc_env *env, const struct sbx__bpf *progs)
+static void sc_gen_prog(FILE *f, const char *name, unsigned o, const struct sbx__bpf *prog)
 {
-        const struct sock_filter *p;
-        size_t i, o;
+        const struct sock_filter *p = prog->filter;
+        size_t i;
 
-        fprintf(f, "/* Generated at build time by sbx-seccomp-gen (src/linux/seccomp.c built\n"
-                   " * with SBX_SC_GENERATOR): the seccomp program of every option set and what\n"
-                   " * it was compiled against.  Do not edit; see docs/performance.md. */\n");
-        fprintf(f, "static const uint32_t sc_tab_version[3] = { %uu, %uu, %uu };\n",
-                env->version[0], env->version[1], env->version[2]);
-        fprintf(f, "static const uint32_t sc_tab_native = 0x%08xu;\n", env->native);
-        fprintf(f, "static const uint32_t sc_tab_kill_process = %uu;\n", env->kill_process);
-        fprintf(f, "static const uint32_t sc_tab_build_id_len = %uu;\n", env->build_id_len);
-        fprintf(f, "static const uint8_t sc_tab_build_id[] = {");
-        for (i = 0; i < env->build_id_len; i++)
-                fprintf(f, "%s0x%02x", i == 0 ? " " : ", ", env->build_id[i]);
-        fprintf(f, " };\n");
-        fprintf(f, "static const uint32_t sc_tab_arches[] = {");
-        for (i = 0; i < sbx__seccomp_n_arches(); i++)
-                fprintf(f, "%s0x%08xu", i == 0 ? " " : ", ", sbx__seccomp_arch_token(i));
-        fprintf(f, " };\n");
-        for (o = 0; o <= SC_OPTS_ALL; o++) {
-                p = progs[o].filter;
-                fprintf(f, "static const struct sock_filter sc_tab_p%zu[%zu] = {\n", o, progs[o].len);
-                for (i = 0; i < progs[o].len; i++)
-                        fprintf(f, "        { 0x%04x, %u, %u, 0x%08xu },\n", p[i].code,
-                                p[i].jt, p[i].jf, p[i].k);
-                fprintf(f, "};\n");
-        }
+        fprintf(f, "static const struct sock_filter %s%u[%zu] = {\n", name, o, prog->len);
+        for (i = 0; i < prog->len; i++)
+                fprintf(f, "        { 0x%04x, %u, %u, 0x%08xu },\n", p[i].code, p[i].jt, p[i].jf,
+                        p[i].k);
+        fprintf(f, "};\n");
+}
+
+static int sc_gen_emit(FILE *f, const struct sbx__bpf *progs, const struct sbx__bpf *nprogs,
+                       const struct sbx__notify_map *map)
+{
+        unsigned o;
+        size_t i;
+
+        fprintf(f, "/* Generated at build time by sbx-seccomp-gen (src/linux/seccomp.c and\n"
+                   " * seccomp_notify.c built with SBX_SC_GENERATOR and libseccomp): the\n"
+                   " * program of every option set, the supervisor's filter of every variant\n"
+                   " * and its table.  Do not edit; see docs/seccomp.md. */\n");
+        for (o = 0; o <= SC_OPTS_ALL; o++)
+                sc_gen_prog(f, "sc_tab_p", o, &progs[o]);
         fprintf(f, "static const struct sc_tab_prog sc_tab_progs[] = {\n");
         for (o = 0; o <= SC_OPTS_ALL; o++)
-                fprintf(f, "        { sc_tab_p%zu, %zu },\n", o, progs[o].len);
+                fprintf(f, "        { sc_tab_p%u, %zu },\n", o, progs[o].len);
         fprintf(f, "};\n");
+        for (o = 1; o <= SBX__NF_ALL; o++)
+                if (nprogs[o].len > 0)
+                        sc_gen_prog(f, "sc_ntab_p", o, &nprogs[o]);
+        fprintf(f, "static const struct sbx__bpf sc_ntab_progs[%u] = {\n", SBX__NF_ALL + 1);
+        for (o = 1; o <= SBX__NF_ALL; o++)
+                if (nprogs[o].len > 0)
+                        fprintf(f, "        [%u] = { (void *) sc_ntab_p%u, %zu },\n", o, o,
+                                nprogs[o].len);
+        fprintf(f, "};\n");
+        fprintf(f, "static const struct sbx__notify_map sc_ntab_map = { %zu, {\n", map->n);
+        for (i = 0; i < map->n; i++)
+                fprintf(f, "        { 0x%08xu, %d, %u },\n", map->v[i].arch, (int) map->v[i].nr,
+                        (unsigned) map->v[i].op);
+        fprintf(f, "} };\n");
         return ferror(f) ? -EIO : 0;
+}
+
+/* The table holds KILL_PROCESS whatever the build machine's kernel has
+ * (libseccomp says KILL_THREAD where it lacks it); each copy is fitted to
+ * the running kernel (sbx__seccomp_build). */
+static void sc_gen_kill_process(struct sbx__bpf *prog)
+{
+        struct sock_filter *p = prog->filter;
+        size_t i;
+
+        for (i = 0; i < prog->len; i++)
+                if (p[i].code == (BPF_RET | BPF_K) && p[i].k == SECCOMP_RET_KILL_THREAD)
+                        p[i].k = SECCOMP_RET_KILL_PROCESS;
+}
+
+/* Compile twice and compare: the table is only worth anything if compiling
+ * is a function of its inputs. */
+static sbx_code sc_gen_one(unsigned o, int notify, struct sbx__bpf *out, sbx_error *err)
+{
+        struct sbx__bpf again = { NULL, 0 };
+        sbx_code rc;
+
+        rc = notify ? sbx__notify_compile(o, out, err) : sbx__seccomp_compile(o, out, err);
+        if (rc == SBX_OK)
+                rc = notify ? sbx__notify_compile(o, &again, err)
+                            : sbx__seccomp_compile(o, &again, err);
+        if (rc == SBX_OK && (again.len != out->len ||
+                             memcmp(again.filter, out->filter,
+                                    again.len * sizeof(struct sock_filter)) != 0))
+                rc = sbx__fail(err, SBX_E_INTERNAL, 0, "seccomp-gen: two compilations of %s "
+                               "0x%x differ", notify ? "notify variant" : "option set", o);
+        sbx__seccomp_free(&again);
+        if (rc == SBX_OK && !notify)
+                sc_gen_kill_process(out);
+        return rc;
 }
 
 sbx_code sbx__seccomp_gen_write(const char *path, sbx_error *err)
 {
-        struct sbx__bpf progs[SC_OPTS_ALL + 1], again;
-        struct sbx__sc_env env;
+        static struct sbx__bpf progs[SC_OPTS_ALL + 1], nprogs[SBX__NF_ALL + 1];
+        static struct sbx__notify_map map;
         char tmp[4096];
         sbx_code rc = SBX_OK;
-        uint32_t o;
+        unsigned o;
         FILE *f;
         int n;
 
-        memset(progs, 0, sizeof(progs));
-        sbx__seccomp_env_get(&env);
-        if (env.build_id_len == 0)
-                return sbx__fail(err, SBX_E_INTERNAL, 0,
-                                 "seccomp-gen: the libseccomp in use has no GNU build-id, so a "
-                                 "build-time program could never be matched to it at run time "
-                                 "(hint: configure with -DSBX_SECCOMP_EMBED=OFF)");
-        for (o = 0; o <= SC_OPTS_ALL && rc == SBX_OK; o++) {
-                rc = sbx__seccomp_compile(o, &progs[o], err);
-                /* The table is only worth anything if compiling is a function
-                 * of its inputs: compile again and compare. */
-                if (rc == SBX_OK)
-                        rc = sbx__seccomp_compile(o, &again, err);
-                if (rc == SBX_OK) {
-                        if (again.len != progs[o].len ||
-                            memcmp(again.filter, progs[o].filter,
-                                   again.len * sizeof(struct sock_filter)) != 0)
-                                rc = sbx__fail(err, SBX_E_INTERNAL, 0,
-                                               "seccomp-gen: two compilations of option set "
-                                               "0x%x differ", (unsigned int) o);
-                        sbx__seccomp_free(&again);
-                }
-        }
+        for (o = 0; o <= SC_OPTS_ALL && rc == SBX_OK; o++)
+                rc = sc_gen_one(o, 0, &progs[o], err);
+        for (o = 1; o <= SBX__NF_ALL && rc == SBX_OK; o++)
+                if (sbx__notify_variant(o) == o)
+                        rc = sc_gen_one(o, 1, &nprogs[o], err);
+        if (rc == SBX_OK)
+                rc = sbx__notify_map_compile(&map, err);
         if (rc == SBX_OK) {
                 n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
                 if (n < 0 || (size_t) n >= sizeof(tmp)) {
@@ -354,7 +206,7 @@ sbx_code sbx__seccomp_gen_write(const char *path, sbx_error *err)
                         rc = sbx__fail(err, SBX_E_INTERNAL, errno, "seccomp-gen: cannot create "
                                        "\"%s\"", tmp);
                 } else {
-                        n = sc_gen_emit(f, &env, progs);
+                        n = sc_gen_emit(f, progs, nprogs, &map);
                         if (fclose(f) != 0 || n < 0 || rename(tmp, path) != 0) {
                                 rc = sbx__fail(err, SBX_E_INTERNAL, errno,
                                                "seccomp-gen: cannot write \"%s\"", path);
@@ -364,7 +216,8 @@ sbx_code sbx__seccomp_gen_write(const char *path, sbx_error *err)
         }
         for (o = 0; o <= SC_OPTS_ALL; o++)
                 sbx__seccomp_free(&progs[o]);
+        for (o = 0; o <= SBX__NF_ALL; o++)
+                sbx__seccomp_free(&nprogs[o]);
         return rc;
 }
 #endif /* SBX_SC_GENERATOR */
-

@@ -6,15 +6,18 @@
  * the operation itself or refuses it.  openat2 is refused with ENOSYS (its
  * flags live in a struct the filter cannot read; libc falls back to
  * openat).  With --allow-unix every connect (and socketcall's connect) goes
- * there too: the filter cannot see which family an fd is.  Built once per
- * process and variant in the parent with libseccomp, like the deny list
- * (seccomp.c), and loaded by the command before execve.
+ * there too: the filter cannot see which family an fd is.
+ *
+ * This file is libseccomp's compilation of every variant, run at build
+ * time by tools/seccomp-gen (and by test_seccomp, which compares it with
+ * the table): the library embeds the result (seccomp-table.h) and
+ * sbx__notify_build (seccomp_embed.c) hands it out, so no libseccomp code
+ * runs on a spawn.  The command loads the filter before execve.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +29,7 @@
 #include <seccomp.h>
 
 #include "linux/ladder.h"
+#include "linux/seccomp_notify.h"
 
 static const struct {
         const char *name;
@@ -67,14 +71,6 @@ static int writes_only(uint8_t op)
         return op >= SBX__N_UNLINK;
 }
 
-#define N_VARIANTS (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT | SBX__NF_OBSERVE | \
-                    SBX__NF_INET | SBX__NF_READS)
-
-static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sbx__bpf prog[N_VARIANTS + 1];
-static struct sbx__notify_map map;      /* the same for every variant */
-static int build_errno[N_VARIANTS + 1];
-
 /* Where libseccomp multiplexes connect through socketcall, the kernel's
  * direct connect number (Linux 4.3+), which libseccomp's name lookup
  * does not give. */
@@ -90,14 +86,17 @@ static int direct_connect(uint32_t audit)
         }
 }
 
-static void map_add(uint32_t audit, int nr, uint8_t op)
+static int map_add(struct sbx__notify_map *map, uint32_t audit, int nr, uint8_t op)
 {
-        if (nr >= 0 && map.n < SBX__ARRAY_SIZE(map.v)) {
-                map.v[map.n].arch = audit;
-                map.v[map.n].nr = nr;
-                map.v[map.n].op = op;
-                map.n++;
-        }
+        if (nr < 0)
+                return 0;
+        if (map->n >= SBX__ARRAY_SIZE(map->v))
+                return -E2BIG;
+        map->v[map->n].arch = audit;
+        map->v[map->n].nr = nr;
+        map->v[map->n].op = op;
+        map->n++;
+        return 0;
 }
 
 static uint32_t audit_of(uint32_t token)
@@ -134,7 +133,7 @@ static int add_open(scmp_filter_ctx ctx, int nr, unsigned arg, int writes)
 static int add_rules(scmp_filter_ctx ctx, unsigned flags)
 {
         const int writes = (flags & SBX__NF_WRITES) != 0;
-        size_t i, a;
+        size_t i;
         int r;
 
         if (flags & SBX__NF_CONNECT) {
@@ -203,10 +202,17 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                 if (r < 0 && r != -EDOM)
                         return r;
         }
-        /* The supervisor's table: (arch, number) -> operation. */
-        if (map.n > 0)
-                return 0;       /* built by another variant */
-        for (a = 0; a < sbx__seccomp_n_arches(); a++) {
+        return 0;
+}
+
+/* The supervisor's table: (arch, number) -> operation. */
+sbx_code sbx__notify_map_compile(struct sbx__notify_map *map, sbx_error *err)
+{
+        size_t i, a;
+        int r = 0;
+
+        memset(map, 0, sizeof(*map));
+        for (a = 0; a < sbx__seccomp_n_arches() && r == 0; a++) {
                 uint32_t token = sbx__seccomp_arch_token(a), audit = audit_of(token);
                 uint32_t x32 = 0;
                 int nr;
@@ -215,39 +221,57 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                 if (token == SCMP_ARCH_X32)
                         x32 = 0x40000000;
 #endif
-                for (i = 0; i < SBX__ARRAY_SIZE(veto_calls); i++) {
+                for (i = 0; i < SBX__ARRAY_SIZE(veto_calls) && r == 0; i++) {
                         nr = seccomp_syscall_resolve_name_arch(token, veto_calls[i].name);
                         if (nr >= 0)
-                                map_add(audit, nr | (int) x32, veto_calls[i].op);
+                                r = map_add(map, audit, nr | (int) x32, veto_calls[i].op);
                 }
-                for (i = 0; i < SBX__ARRAY_SIZE(observe_calls); i++) {
+                for (i = 0; i < SBX__ARRAY_SIZE(observe_calls) && r == 0; i++) {
                         nr = seccomp_syscall_resolve_name_arch(token, observe_calls[i].name);
                         if (nr >= 0)
-                                map_add(audit, nr | (int) x32, observe_calls[i].op);
+                                r = map_add(map, audit, nr | (int) x32, observe_calls[i].op);
                 }
                 nr = seccomp_syscall_resolve_name_arch(token, "connect");
+                if (r != 0)
+                        break;
                 if (nr >= 0) {
-                        map_add(audit, nr | (int) x32, SBX__N_CONNECT);
+                        r = map_add(map, audit, nr | (int) x32, SBX__N_CONNECT);
                 } else {
-                        map_add(audit, direct_connect(audit), SBX__N_CONNECT);
-                        map_add(audit, seccomp_syscall_resolve_name_arch(token, "socketcall"),
-                                SBX__N_SOCKETCALL);
+                        r = map_add(map, audit, direct_connect(audit), SBX__N_CONNECT);
+                        if (r == 0)
+                                r = map_add(map, audit, seccomp_syscall_resolve_name_arch(
+                                                    token, "socketcall"), SBX__N_SOCKETCALL);
                 }
         }
-        return 0;
+        if (r != 0)
+                return sbx__fail(err, SBX_E_INTERNAL, -r,
+                                 "seccomp: the supervisor's table needs more than %zu entries",
+                                 SBX__ARRAY_SIZE(map->v));
+        return SBX_OK;
 }
 
-static void build(unsigned w)
+unsigned sbx__notify_variant(unsigned flags)
 {
-        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (flags & SBX__NF_WRITES)
+                flags |= SBX__NF_NAMES;
+        if ((flags & SBX__NF_READS) && !(flags & SBX__NF_OBSERVE))
+                return 0;       /* reads are the observer's */
+        return flags == 0 || (flags & ~(unsigned) SBX__NF_ALL) != 0 ? 0 : flags;
+}
+
+sbx_code sbx__notify_compile(unsigned w, struct sbx__bpf *out, sbx_error *err)
+{
+        scmp_filter_ctx ctx;
         struct stat st;
+        void *p = NULL;
         size_t a;
         int fd = -1, r;
 
-        if (ctx == NULL) {
-                build_errno[w] = ENOMEM;
-                return;
-        }
+        if (out == NULL || w == 0 || sbx__notify_variant(w) != w)
+                return sbx__fail(err, SBX_E_INVALID, EINVAL, "seccomp: notify variant 0x%x", w);
+        ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (ctx == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "seccomp: seccomp_init failed");
         r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
         for (a = 1; r == 0 && a < sbx__seccomp_n_arches(); a++) {
                 r = seccomp_arch_add(ctx, sbx__seccomp_arch_token(a));
@@ -265,43 +289,19 @@ static void build(unsigned w)
         if (r == 0 && (st.st_size <= 0 || st.st_size % (off_t) sizeof(struct sock_filter) != 0 ||
                        st.st_size / (off_t) sizeof(struct sock_filter) > BPF_MAXINSNS))
                 r = -EINVAL;
-        if (r == 0 && (prog[w].filter = malloc((size_t) st.st_size)) == NULL)
+        if (r == 0 && (p = malloc((size_t) st.st_size)) == NULL)
                 r = -ENOMEM;
-        if (r == 0 && pread(fd, prog[w].filter, (size_t) st.st_size, 0) != (ssize_t) st.st_size)
+        if (r == 0 && pread(fd, p, (size_t) st.st_size, 0) != (ssize_t) st.st_size)
                 r = -EIO;
-        if (r == 0)
-                prog[w].len = (size_t) st.st_size / sizeof(struct sock_filter);
-        if (r != 0) {
-                free(prog[w].filter);
-                prog[w].filter = NULL;
-                build_errno[w] = -r;
-        }
         if (fd >= 0)
                 close(fd);
         seccomp_release(ctx);
-}
-
-sbx_code sbx__notify_build(unsigned flags, const struct sbx__bpf **out_prog,
-                           const struct sbx__notify_map **out_map, sbx_error *err)
-{
-        unsigned w = flags;
-        int e;
-
-        if (w & SBX__NF_WRITES)
-                w |= SBX__NF_NAMES;
-        if (w == 0 || (w & ~(unsigned) N_VARIANTS) != 0)
-                return sbx__fail(err, SBX_E_INTERNAL, EINVAL, "seccomp: notify flags 0x%x", flags);
-        /* Once per variant (a failure is kept too); every variant shares
-         * the table, built with the first. */
-        (void) pthread_mutex_lock(&build_lock);
-        if (prog[w].filter == NULL && build_errno[w] == 0)
-                build(w);
-        e = build_errno[w];
-        (void) pthread_mutex_unlock(&build_lock);
-        if (e != 0)
-                return sbx__fail(err, e == ENOMEM ? SBX_E_NOMEM : SBX_E_INTERNAL, e,
-                                 "seccomp: cannot build the supervisor's filter");
-        *out_prog = &prog[w];
-        *out_map = &map;
+        if (r != 0) {
+                free(p);
+                return sbx__fail(err, r == -ENOMEM ? SBX_E_NOMEM : SBX_E_INTERNAL, -r,
+                                 "seccomp: cannot compile the supervisor's filter 0x%x", w);
+        }
+        out->filter = p;
+        out->len = (size_t) st.st_size / sizeof(struct sock_filter);
         return SBX_OK;
 }

@@ -70,6 +70,7 @@
 #include <seccomp.h>
 
 #include "linux/linux_internal.h"
+#include "linux/seccomp_notify.h"
 
 extern char **environ;
 
@@ -598,109 +599,93 @@ static void test_seccomp__every_option_combination_builds(void **state)
 }
 
 /*
- * The build-time table (docs/performance.md): when this process matches the
- * record the generator wrote, every option set comes from the table, and it
- * is byte for byte what libseccomp compiles here and now; when it does not
- * match, every option set is compiled.  The live tests in this file then
- * exercise whichever program sbx__seccomp_build hands out.
+ * The build-time table (docs/seccomp.md) is the only source on a spawn:
+ * every option set's program is byte for byte what libseccomp compiles in
+ * this process (the table holds KILL_PROCESS, which this kernel has).
  */
 static void test_seccomp__embedded_programs_equal_compiled_ones(void **state)
 {
-        struct sbx__sc_env env;
-        const char *why = NULL;
         uint32_t opts;
-        int embedded;
         (void) state;
 
-        sbx__seccomp_env_get(&env);
-        embedded = sbx__seccomp_table_matches(&env, &why);
-        assert_non_null(why);
-        assert_string_equal(sbx__seccomp_source(OPTS_ALL + 1), "none");
         for (opts = 0; opts <= OPTS_ALL; opts++) {
                 struct sbx__bpf b = { NULL, 0 }, c = { NULL, 0 };
                 sbx_error e = { 0, 0, { 0 } };
 
                 build(opts, &b);
-                assert_string_equal(sbx__seccomp_source(opts), embedded ? "embedded" : "compiled");
                 if (sbx__seccomp_compile(opts, &c, &e) != SBX_OK)
                         fail_msg("sbx__seccomp_compile(0x%x): %s", (unsigned) opts, e.message);
                 if (b.len != c.len || memcmp(b.filter, c.filter, b.len * sizeof(struct sock_filter)))
-                        fail_msg("option set 0x%x: the %s program (%zu instructions) differs from "
-                                 "the one libseccomp compiles now (%zu)", (unsigned) opts,
-                                 sbx__seccomp_source(opts), b.len, c.len);
+                        fail_msg("option set 0x%x: the embedded program (%zu instructions) "
+                                 "differs from the one libseccomp compiles now (%zu)",
+                                 (unsigned) opts, b.len, c.len);
                 sbx__seccomp_free(&b);
                 sbx__seccomp_free(&c);
         }
-        if (!embedded)
-                not_covered(why);
 }
 
-/* Every input the record holds is checked: change any one of them and the
- * table is refused (the process then compiles). */
-static void test_seccomp__table_refused_when_anything_differs(void **state)
+/*
+ * The supervisor's filters: every variant sbx__notify_build hands out is
+ * the embedded one and byte for byte libseccomp's compilation of the same
+ * rules here and now, and so is the (arch, number) -> operation table.
+ * WRITES alone is built as NAMES | WRITES; 0 and unknown bits are refused.
+ */
+static void test_seccomp__notify_table_equals_compiled(void **state)
 {
-        static const struct {
-                const char *field, *reason;
-        } cases[] = {
-                { "major", "version" }, { "minor", "version" }, { "micro", "version" },
-                { "native", "native" }, { "kill_process", "KILL_PROCESS" },
-                { "build_id", "build-id" }, { "build_id_len", "build-id" },
-                { "no_build_id", "build-id" },
-        };
-        const struct scmp_version *v = seccomp_version();
-        struct sbx__sc_env env, bad;
-        uint32_t action = SECCOMP_RET_KILL_PROCESS;
-        const char *why = NULL;
-        size_t i;
+        const struct sbx__notify_map *map = NULL, *map2 = NULL;
+        struct sbx__notify_map ref;
+        sbx_error e = { 0, 0, { 0 } };
+        unsigned w, n = 0;
         (void) state;
 
-        /* the environment is this process's */
-        sbx__seccomp_env_get(&env);
-        assert_non_null(v);
-        assert_int_equal(env.version[0], v->major);
-        assert_int_equal(env.version[1], v->minor);
-        assert_int_equal(env.version[2], v->micro);
-        assert_int_equal(env.native, seccomp_arch_native());
-        assert_int_equal(env.kill_process,
-                         syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0);
-        assert_true(env.build_id_len <= SBX__SC_BUILD_ID_MAX);
+        for (w = 1; w <= SBX__NF_ALL; w++) {
+                const struct sbx__bpf *p = NULL, *q = NULL;
+                struct sbx__bpf c = { NULL, 0 };
+                const struct sock_filter *f;
+                size_t i, notify = 0;
 
-        assert_int_equal(sbx__seccomp_table_matches(NULL, &why), 0);
-        assert_int_equal(sbx__seccomp_table_matches(NULL, NULL), 0);
-        if (!sbx__seccomp_table_matches(&env, &why)) {
-                not_covered(why);
-                return;
+                if (sbx__notify_variant(w) == 0) {
+                        /* READS without OBSERVE */
+                        assert_int_equal(sbx__notify_build(w, &p, &map2, &e), SBX_E_INTERNAL);
+                        continue;
+                }
+                if (sbx__notify_variant(w) != w) {
+                        /* WRITES without NAMES: the NAMES | WRITES program */
+                        assert_int_equal(sbx__notify_build(w, &p, &map, &e), SBX_OK);
+                        assert_int_equal(sbx__notify_build(w | SBX__NF_NAMES, &q, &map2, &e),
+                                         SBX_OK);
+                        assert_ptr_equal(p, q);
+                        continue;
+                }
+                if (sbx__notify_build(w, &p, &map, &e) != SBX_OK)
+                        fail_msg("sbx__notify_build(0x%x): %s", w, e.message);
+                if (sbx__notify_compile(w, &c, &e) != SBX_OK)
+                        fail_msg("sbx__notify_compile(0x%x): %s", w, e.message);
+                if (p->len != c.len || memcmp(p->filter, c.filter, c.len * sizeof(*f)) != 0)
+                        fail_msg("notify variant 0x%x: the embedded filter (%zu instructions) "
+                                 "differs from libseccomp's (%zu)", w, p->len, c.len);
+                f = p->filter;
+                for (i = 0; i < p->len; i++)
+                        notify += f[i].code == (BPF_RET | BPF_K) &&
+                                  (f[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF;
+                if (notify == 0)
+                        fail_msg("notify variant 0x%x notifies nothing", w);
+                sbx__seccomp_free(&c);
+                n++;
         }
-        assert_non_null(strstr(why, "matches"));
-        for (i = 0; i < SBX__ARRAY_SIZE(cases); i++) {
-                const char *f = cases[i].field;
+        assert_true(n > 0);
+        assert_int_equal(sbx__notify_map_compile(&ref, &e), SBX_OK);
+        assert_non_null(map);
+        assert_true(ref.n > 0);
+        assert_int_equal(map->n, ref.n);
+        assert_memory_equal(map->v, ref.v, ref.n * sizeof(ref.v[0]));
+        {
+                const struct sbx__bpf *none = NULL;
 
-                bad = env;
-                if (strcmp(f, "major") == 0)
-                        bad.version[0]++;
-                else if (strcmp(f, "minor") == 0)
-                        bad.version[1]++;
-                else if (strcmp(f, "micro") == 0)
-                        bad.version[2]++;
-                else if (strcmp(f, "native") == 0)
-                        bad.native ^= 1u;
-                else if (strcmp(f, "kill_process") == 0)
-                        bad.kill_process = !bad.kill_process;
-                else if (strcmp(f, "build_id") == 0)
-                        bad.build_id[bad.build_id_len - 1] ^= 0x80u;
-                else if (strcmp(f, "build_id_len") == 0)
-                        bad.build_id_len--;
-                else
-                        bad.build_id_len = 0;
-                why = NULL;
-                if (sbx__seccomp_table_matches(&bad, &why) != 0)
-                        fail_msg("the table was accepted with a different %s", f);
-                assert_non_null(why);
-                if (strstr(why, cases[i].reason) == NULL)
-                        fail_msg("a different %s was refused for \"%s\"", f, why);
+                assert_int_equal(sbx__notify_build(0, &none, &map2, &e), SBX_E_INTERNAL);
+                assert_int_equal(sbx__notify_build(1u << 6, &none, &map2, &e), SBX_E_INTERNAL);
+                assert_null(none);
         }
-        /* and the untouched one still matches */
-        assert_int_equal(sbx__seccomp_table_matches(&env, NULL), 1);
 }
 
 /* The program, not the kernel: only the native ABI runs, everything not on
@@ -2345,7 +2330,7 @@ int main(void)
                 cmocka_unit_test(test_seccomp__build_rejects_bad_arguments),
                 cmocka_unit_test(test_seccomp__every_option_combination_builds),
                 cmocka_unit_test(test_seccomp__embedded_programs_equal_compiled_ones),
-                cmocka_unit_test(test_seccomp__table_refused_when_anything_differs),
+                cmocka_unit_test(test_seccomp__notify_table_equals_compiled),
                 cmocka_unit_test(test_seccomp__filter_allows_only_the_native_abi),
                 cmocka_unit_test(test_seccomp__allow_runs_equal_libseccomp),
                 cmocka_unit_test(test_seccomp__personality_allow_list_is_exact),

@@ -3,11 +3,12 @@
  *
  *   sbx-seccomp-gen OUTPUT.h
  *
- * Linked with src/linux/seccomp.c compiled a second time with
- * SBX_SC_GENERATOR (and libseccomp), it compiles the program of every
- * option set on the build machine and writes them, with what they were
- * compiled against, to OUTPUT.h, which the library's seccomp.c includes.
- * CMake runs it only for native builds (docs/performance.md).
+ * Linked with src/linux/seccomp.c and seccomp_notify.c compiled a second
+ * time with SBX_SC_GENERATOR (and libseccomp), it compiles the program of
+ * every option set and the supervisor's filter of every variant, with its
+ * syscall table, and writes them to OUTPUT.h, which the library's
+ * seccomp_embed.c includes: no libseccomp code runs on a spawn.  A cross
+ * build runs it under CMAKE_CROSSCOMPILING_EMULATOR (docs/seccomp.md).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
