@@ -15,6 +15,7 @@
 
 #define R SBX__FS_READ
 #define W SBX__FS_WRITE
+#define X SBX__FS_EXEC
 
 /* plan->env_set := a copy of v[0..n).  0 or -ENOMEM (the plan then holds
  * what was copied). */
@@ -146,7 +147,7 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         struct sbx_plan *plan;
         char sub[SBX_PATH_MAX + 8];
         size_t i, j;
-        int any_write = 0;
+        int any_write = 0, host_read = 0;
 
         *out = NULL;
         if (in->direct && (n > 0 || scratch_dir != NULL))
@@ -169,9 +170,11 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                                 found = 1;
                         }
                 }
+                if (w[i].path == NULL && (w[i].access & R))
+                        host_read = 1;
                 if (found)
                         continue;
-                if (w[i].path == NULL) {        /* no host rule: the host was Deny */
+                if (w[i].path == NULL) {        /* no host rule: the host was not readable */
                         if (sbx__rules_add(&r, "/", w[i].access, SBX__FS_TREE, SBX__ORIGIN_HOST) < 0)
                                 goto nomem_rules;
                         continue;
@@ -180,6 +183,22 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                 if (sbx__rules_add(&r, w[i].path, w[i].access | (up != NULL ? up->access : 0),
                               w[i].scope, SBX__ORIGIN_ADDITIONAL) < 0)
                         goto nomem_rules;
+        }
+        /* The host made readable for this spawn is what the profile with
+         * host read Allow compiles to: the loader's runtime rules (the
+         * entries plan.c adds only while the host is unreadable, the
+         * runtime rules with exec) go, or their read-only binds and
+         * Landlock rules would keep /usr unwritable under a host write
+         * grant and, on rung 1, drop the exec right under it. */
+        if (host_read) {
+                for (i = 0, j = 0; i < r.n; i++) {
+                        if (r.v[i].origin == SBX__ORIGIN_RUNTIME && (r.v[i].access & X)) {
+                                free(r.v[i].path);
+                                continue;
+                        }
+                        r.v[j++] = r.v[i];
+                }
+                r.n = j;
         }
         /* A tree made writable for this spawn gets what every writable
          * root gets: its .git read-only, and the spawn's discovery and

@@ -24,18 +24,21 @@ static const struct {
         enum form   form;
         uint32_t    access;     /* SBX__FS_* a filesystem class adds */
 } classes[SBX__GC_N] = {
+        /* What a configured root or the host gets when its access is Allow
+         * (plan.c's root_bits): read comes with exec, so the binaries and
+         * scripts a grant opens run as they do in an ungated run. */
         [SBX__GC_FS_PATH_READ]     = { SBX_GRANT_CLASS_FS_PATH_READ, "filesystem.read", F_PATH,
-                                       SBX__FS_READ },
+                                       SBX__FS_READ | SBX__FS_EXEC },
         [SBX__GC_FS_TREE_READ]     = { SBX_GRANT_CLASS_FS_TREE_READ, "filesystem.read", F_TREE,
-                                       SBX__FS_READ },
+                                       SBX__FS_READ | SBX__FS_EXEC },
         [SBX__GC_FS_HOST_READ]     = { SBX_GRANT_CLASS_FS_HOST_READ, "filesystem.read", F_HOST,
-                                       SBX__FS_READ },
+                                       SBX__FS_READ | SBX__FS_EXEC },
         [SBX__GC_FS_PATH_WRITE]    = { SBX_GRANT_CLASS_FS_PATH_WRITE, "filesystem.write", F_PATH,
-                                       SBX__FS_READ | SBX__FS_WRITE },
+                                       SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC },
         [SBX__GC_FS_TREE_WRITE]    = { SBX_GRANT_CLASS_FS_TREE_WRITE, "filesystem.write", F_TREE,
-                                       SBX__FS_READ | SBX__FS_WRITE },
+                                       SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC },
         [SBX__GC_FS_HOST_WRITE]    = { SBX_GRANT_CLASS_FS_HOST_WRITE, "filesystem.write", F_HOST,
-                                       SBX__FS_READ | SBX__FS_WRITE },
+                                       SBX__FS_READ | SBX__FS_WRITE | SBX__FS_EXEC },
         [SBX__GC_NET_PROXY_TARGET] = { SBX_GRANT_CLASS_NET_PROXY_TARGET, "network", F_NET_TARGET,
                                        0 },
         [SBX__GC_NET_BROAD]        = { SBX_GRANT_CLASS_NET_BROAD, "network", F_NET_ANY, 0 },
