@@ -8,8 +8,8 @@
  *    counts too) and forwards to the real one.  Real spawns of every
  *    rung's supervisor variant (the git veto, + rung 2's writes, connect
  *    for unix_sockets, the observer with and without reads, rung 2's
- *    refused internet sockets) and the first spawn of the process must
- *    leave the count at 0.
+ *    refused internet sockets), executor runs (the warm zygote) and the
+ *    first spawn of the process must leave the count at 0.
  *    (test_seccomp_sticky.c: no failure is sticky.)
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -177,6 +177,53 @@ static unsigned long calls_total(char *which, size_t size)
 
 /* ---------------------------------------------------------------- tests */
 
+/* Two executor runs (the first starts the set's warm zygote on rung 2)
+ * under a workspace-write profile: the supervisor's git veto. */
+static void executor_runs(struct fx *f, int32_t backend)
+{
+        sbx_executor_set_options o = SBX_EXECUTOR_SET_OPTIONS_INIT;
+        sbx_profile *p = make_profile(f, SBX_MODE_WORKSPACE_WRITE, 0);
+        sbx_executor_set *set = NULL;
+        sbx_executor *ex = NULL;
+        sbx_error e = { 0, 0, { 0 } };
+        char root[PATH_MAX + 32];
+        int i;
+
+        snprintf(root, sizeof(root), "%s/sets-%d", f->base, (int) backend);
+        o.scratch_root = root;
+        o.max_executors = 1;
+        o.backend = backend;
+        if (sbx_executor_set_new(p, &o, &set, &e) != SBX_OK) {
+                CHECK(f, 0, "sbx_executor_set_new: %s", e.message);
+                sbx_profile_free(p);
+                return;
+        }
+        if (sbx_executor_set_get(set, "k", &ex, &e) != SBX_OK)
+                CHECK(f, 0, "sbx_executor_set_get: %s", e.message);
+        for (i = 0; ex != NULL && i < 2; i++) {
+                sbx_run_options ro = SBX_RUN_OPTIONS_INIT;
+                sbx_run_result r;
+
+                memset(&r, 0, sizeof(r));
+                ro.command = "mkdir .git 2>/dev/null; echo ran";
+                ro.timeout_ms = WAIT_MS;
+                ro.envp = f->envp;
+                if (sbx_executor_run(ex, &ro, &r, &e) != SBX_OK) {
+                        CHECK(f, 0, "sbx_executor_run: %s", e.message);
+                        break;
+                }
+                CHECK(f, r.exited && r.exit_code == 0 && r.out != NULL &&
+                         strcmp(r.out, "ran\n") == 0, "executor run %d: exit %d, out \"%s\"", i,
+                      (int) r.exit_code, r.out != NULL ? r.out : "");
+                sbx_run_result_free(&r);
+        }
+        CHECK(f, !exists(P(f->ws, ".git")), "an executor run created a .git");
+        if (sbx_executor_set_close(set, &e) != SBX_OK)
+                CHECK(f, 0, "sbx_executor_set_close: %s", e.message);
+        sbx_executor_set_free(set);
+        sbx_profile_free(p);
+}
+
 static void test_seccomp_spawn__no_libseccomp_on_any_spawn(void **state)
 {
         static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK,
@@ -227,6 +274,8 @@ static void test_seccomp_spawn__no_libseccomp_on_any_spawn(void **state)
                         sbx_profile_free(ww);
                         ww = NULL;
                 }
+                if (sup)
+                        executor_runs(f, be);
                 /* no supervisor: read-only */
                 CHECK(f, spawn_once(f, be, ro, 0, -1, why, sizeof(why)) == 0, "read-only: %s",
                       why);
