@@ -46,11 +46,8 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
