@@ -1023,7 +1023,7 @@ typedef struct sbx_spawn_options {
         const char *const *envp;        /* environment to filter; NULL = environ */
         const int *keep_fds;            /* passed explicitly; become 3, 4, ... */
         size_t   n_keep_fds;
-        uint64_t memory_max;            /* bytes; 0 = no limit.  A memory cgroup
+        uint64_t memory_max;            /* bytes; 0 = no limit, else >= 1 MiB.  A memory cgroup
                                          * (one total for the tree) where one is
                                          * usable, else RLIMIT_AS per process;
                                          * sbx_child_limits says which
@@ -1068,8 +1068,13 @@ typedef struct sbx_child sbx_child;
  * namespaces) is remembered as unusable and the next one is tried, never
  * one that enforces less than the plan requires.
  * Errors: SBX_E_INVALID, SBX_E_GRANT_DENIED, SBX_E_GRANT_REQUIRED,
- * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_NOT_FOUND, SBX_E_IO, SBX_E_NOMEM,
- * SBX_E_INTERNAL.  Thread-safety: safe (any number of threads at once,
+ * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_NOT_FOUND (the command, or the cwd or
+ * workspace root does not exist; the message names it), SBX_E_RANGE (a
+ * cwd longer than SBX_PATH_MAX, memory_max below 1 MiB or too small to
+ * start the command), SBX_E_IO, SBX_E_NOMEM, SBX_E_INTERNAL.  A resource
+ * that ran out for the moment is SBX_E_NOMEM (ENOMEM) or SBX_E_IO
+ * (EMFILE, ENFILE, EAGAIN, ENOSPC) with its errno, never remembered: the
+ * next spawn may succeed.  Thread-safety: safe (any number of threads at once,
  * and the spawning thread may exit before the child does).  For the native
  * and landlock backends the host's SIGCHLD disposition and reapers do not
  * matter (the child signals no SIGCHLD and only this handle reaps it); a

@@ -2,6 +2,7 @@
  * error.c - sbx_error, code names and texts, sbx_free, invariants.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +11,106 @@
 
 #include "core/internal.h"
 
+/* The length of the UTF-8 sequence at s (at most n bytes) when it is a
+ * well-formed encoding of a character that prints, else 0: no overlong
+ * form, surrogate or value past U+10FFFF, and no C1 control (U+0080 ..
+ * U+009F: a terminal may act on one), line or paragraph separator, or
+ * bidirectional override (they reorder what the reader sees). */
+static size_t printable_utf8(const unsigned char *s, size_t n)
+{
+        uint32_t cp;
+        size_t len, i;
+
+        if (s[0] >= 0x20 && s[0] < 0x7f)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+                len = 2;
+                cp = s[0] & 0x1fu;
+        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+                len = 3;
+                cp = s[0] & 0x0fu;
+        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+                len = 4;
+                cp = s[0] & 0x07u;
+        } else {
+                return 0;
+        }
+        if (len > n)
+                return 0;
+        for (i = 1; i < len; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3fu);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f || cp == 0x2028 || cp == 0x2029 ||
+            (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+                return 0;
+        return len;
+}
+
+size_t sbx__error_text(const char *src, char *dst, size_t size)
+{
+        static const char hex[] = "0123456789abcdef";
+        const unsigned char *s = (const unsigned char *) src;
+        size_t n = strlen(src), i = 0, o = 0;
+
+        if (size == 0)
+                return 0;
+        while (i < n) {
+                size_t l = printable_utf8(s + i, n - i);
+
+                if (l > 0) {
+                        if (o + l >= size)
+                                break;
+                        memcpy(dst + o, s + i, l);
+                        o += l;
+                        i += l;
+                        continue;
+                }
+                if (o + 4 >= size)
+                        break;
+                dst[o++] = '\\';
+                if (s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
+                        dst[o++] = s[i] == '\n' ? 'n' : s[i] == '\t' ? 't' : 'r';
+                } else {
+                        dst[o++] = 'x';
+                        dst[o++] = hex[s[i] >> 4];
+                        dst[o++] = hex[s[i] & 0xf];
+                }
+                i++;
+        }
+        dst[o] = '\0';
+        return o;
+}
+
+sbx_code sbx__errno_code(int e, sbx_code otherwise)
+{
+        switch (e) {
+        case ENOMEM:
+                return SBX_E_NOMEM;
+        case EMFILE: case ENFILE: case EAGAIN: case ENOBUFS: case ENOSPC:
+                return SBX_E_IO;
+        default:
+                return otherwise;
+        }
+}
+
 sbx_code sbx__fail(sbx_error *err, sbx_code code, int sys_errno, const char *fmt, ...)
 {
+        char raw[SBX_ERROR_SIZE];
         va_list ap;
 
         if (err != NULL) {
                 err->code = (int32_t) code;
                 err->sys_errno = sys_errno;
                 va_start(ap, fmt);
-                (void) vsnprintf(err->message, sizeof(err->message), fmt, ap);
+                (void) vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
+                /* Every message in printable text: a caller's string it
+                 * echoes (argv[0], a path) may hold a newline, an escape
+                 * sequence or bytes that are not UTF-8. */
+                (void) sbx__error_text(raw, err->message, sizeof(err->message));
         }
         return code;
 }

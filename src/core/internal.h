@@ -41,7 +41,23 @@ enum { SBX__CODE_END = 0 SBX_CODE_MAP(SBX__CODE_PLUS_ONE) };
 #undef SBX__CODE_PLUS_ONE
 
 /*
+ * src as printable text in dst (size bytes, NUL-terminated; returns the
+ * length): well-formed UTF-8 that prints is kept, a newline, tab or CR
+ * becomes \n \t \r, any other byte \xNN; cut at a whole character.
+ */
+size_t sbx__error_text(const char *src, char *dst, size_t size);
+
+/*
+ * The code for an errno that says a resource ran out for the moment
+ * (ENOMEM: SBX_E_NOMEM; EMFILE, ENFILE, EAGAIN, ENOBUFS, ENOSPC: SBX_E_IO),
+ * else otherwise.  A shortage is the caller's to retry, never a backend
+ * that cannot enforce or an internal error.
+ */
+sbx_code sbx__errno_code(int e, sbx_code otherwise);
+
+/*
  * The single writer of sbx_error: fills err (if not NULL) and returns code.
+ * The message is made printable (sbx__error_text).
  */
 sbx_code sbx__fail(sbx_error *err, sbx_code code, int sys_errno, const char *fmt, ...)
         SBX__PRINTF(4, 5);

@@ -48,15 +48,14 @@ static void runner_die(const char *message)
 static void runner_exit_line(int status, const char *text) SBX__NORETURN;
 static void runner_exit_line(int status, const char *text)
 {
-        char line[SBX_ERROR_SIZE + 64];
+        char line[SBX_ERROR_SIZE + 64], shown[SBX_ERROR_SIZE + 32];
         size_t n, off = 0;
-        char *nl;
 
-        (void) snprintf(line, sizeof(line), "sandbox-run: %s\n", text);
-        /* One line: a newline inside the message would make two. */
+        /* One printable line: a newline or escape sequence inside the
+         * message (the command's name) is shown escaped. */
+        (void) sbx__error_text(text, shown, sizeof(shown));
+        (void) snprintf(line, sizeof(line), "sandbox-run: %s\n", shown);
         n = strlen(line);
-        while ((nl = memchr(line, '\n', n - 1)) != NULL)
-                *nl = ' ';
         while (off < n) {
                 ssize_t w = write(STDERR_FILENO, line + off, n - off);
 
@@ -84,7 +83,7 @@ static void spawn_failed(const sbx_error *e, const char *cmd)
 {
         char line[SBX_ERROR_SIZE + 64];
 
-        if (e->code == SBX_E_NOT_FOUND) {
+        if (e->code == SBX_E_NOT_FOUND && strstr(e->message, "not found in ") != NULL) {
                 (void) snprintf(line, sizeof(line), "%.200s: command not found", cmd);
                 runner_exit_line(127, line);
         }

@@ -14,6 +14,9 @@
 #include "exec/executor.h"
 #include "net/net.h"
 
+/* The smallest memory_max accepted: 1 MiB (sbx__spawn_options_normalize). */
+#define SBX__MEMORY_MAX_MIN (1024u * 1024u)
+
 #if defined(_WIN32)
 /* executor.c, which keeps the scratch registry, is not built for Windows,
  * where no executor set can be made yet (src/windows/unported.c): the
@@ -113,6 +116,18 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
                                  "%s: stdin_fd, stdout_fd and stderr_fd must be -1 or open", fn);
         if (out->cwd != NULL && out->cwd[0] != '/')
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd must be absolute", fn);
+        if (out->cwd != NULL && strlen(out->cwd) >= SBX_PATH_MAX)
+                return sbx__fail(err, SBX_E_RANGE, ENAMETOOLONG, "%s: cwd \"%.160s...\" is %zu "
+                                 "bytes, longer than SBX_PATH_MAX (%d)", fn, out->cwd,
+                                 strlen(out->cwd), SBX_PATH_MAX);
+        /* Below this no process gets as far as its execve (its first page
+         * faults are charged to the limit): a limit it could never run
+         * under is a mistake in the options, said as such. */
+        if (out->memory_max > 0 && out->memory_max < SBX__MEMORY_MAX_MIN)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: memory_max is %llu bytes, too small "
+                                 "to start any command; at least %u bytes (1 MiB)", fn,
+                                 (unsigned long long) out->memory_max,
+                                 (unsigned) SBX__MEMORY_MAX_MIN);
         if (out->timeout_ms > (uint64_t) 1000 * 60 * 60 * 24 * 365)
                 return sbx__fail(err, SBX_E_RANGE, 0, "%s: timeout_ms is more than a year", fn);
         return SBX_OK;
@@ -121,14 +136,28 @@ sbx_code sbx__spawn_options_normalize(const sbx_spawn_options *opts, const char 
 static sbx_code spawn_plan(const sbx_plan *plan, const char *const *argv,
                            const sbx_spawn_options *o, sbx_child **out, sbx_error *err);
 
-/* A working directory the profile hides can never be entered: say so
- * now, not as a failed setup step. */
+/* A working directory that does not exist, or that the profile hides,
+ * can never be entered: say so now, naming it and the cause, not as a
+ * failed setup step.  (The sandbox's view is the child's to check: a
+ * directory that exists here may still be missing there.) */
 static sbx_code check_cwd(const sbx_plan *plan, const sbx_spawn_options *o, const char *fn,
                           sbx_error *err)
 {
         const char *cwd = o->cwd != NULL ? o->cwd : plan->workspace_root;
+        const char *what = o->cwd != NULL ? "the working directory (cwd)" : "the workspace root";
         const struct sbx_plan_fs_rule *rule;
+        struct stat st;
 
+        if (stat(cwd, &st) < 0) {
+                int e = errno;
+
+                return sbx__fail(err, e == ENOENT || e == ENOTDIR ? SBX_E_NOT_FOUND
+                                 : e == ENAMETOOLONG ? SBX_E_RANGE : SBX_E_IO, e,
+                                 "%s: %s \"%.200s\": %s", fn, what, cwd, strerror(e));
+        }
+        if (!S_ISDIR(st.st_mode))
+                return sbx__fail(err, SBX_E_INVALID, ENOTDIR, "%s: %s \"%.200s\" is not a "
+                                 "directory", fn, what, cwd);
         if (plan->direct)
                 return SBX_OK;
         rule = sbx__plan_rule_for(plan, cwd);

@@ -109,9 +109,14 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
         }
         rc = sbx__launch_wait_exec(&proc, &rep);
         if (rc != 0) {
+                int e = rc == 1 ? rep.err : -rc;
+
                 sbx__proc_abort(&proc);
-                r = sbx__fail(err, SBX_E_IO, rc == 1 ? rep.err : -rc,
-                              "sbx_spawn: cannot execute \"%.200s\"", argv[0]);
+
+                r = sbx__fail(err, e == ENOENT || e == ENOTDIR ? SBX_E_NOT_FOUND : SBX_E_IO, e,
+                              e == ENOENT || e == ENOTDIR ? "sbx_spawn: command \"%.200s\" not "
+                              "found in the filesystem: %s" : "sbx_spawn: cannot execute "
+                              "\"%.200s\": %s", argv[0], strerror(e));
                 goto out;
         }
         sbx__proc_close_channel(&proc);

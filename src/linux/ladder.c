@@ -200,11 +200,23 @@ static sbx_code report_child_failure(const struct sbx__prep *p,
                                  what);
         if (rep->err == ECHILD && rep->index == -1)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ECHILD,
-                                 "sbx_spawn: the %s sandbox process died while %s; the command "
-                                 "was not run", backend, what);
+                                 "sbx_spawn: the %s sandbox process died while %s%s; the command "
+                                 "was not run", backend, what,
+                                 p->memory_max > 0 ? " (memory_max is set: the limit may be "
+                                 "too small to start the command)" : "");
+        if (rep->step == STEP_EXEC && (rep->err == ENOENT || rep->err == ENOTDIR))
+                return sbx__fail(err, SBX_E_NOT_FOUND, rep->err, "sbx_spawn: command \"%.200s\" "
+                                 "not found in the sandbox: %s", p->exec_path, strerror(rep->err));
         if (rep->step == STEP_EXEC)
-                return sbx__fail(err, SBX_E_IO, rep->err, "sbx_spawn: cannot execute \"%s\" in the "
-                                 "sandbox: %s", p->exec_path, strerror(rep->err));
+                return sbx__fail(err, SBX_E_IO, rep->err, "sbx_spawn: cannot execute \"%.200s\" in "
+                                 "the sandbox: %s", p->exec_path, strerror(rep->err));
+        /* The cwd as the sandbox sees it (spawn.c checked the host's). */
+        if (rep->step == STEP_CHDIR)
+                return sbx__fail(err, rep->err == ENOENT || rep->err == ENOTDIR ? SBX_E_NOT_FOUND
+                                 : rep->err == ENAMETOOLONG ? SBX_E_RANGE : SBX_E_IO, rep->err,
+                                 "sbx_spawn: %s sandbox setup failed while %s \"%.200s\": %s; "
+                                 "the command was not run", backend, what, p->cwd,
+                                 strerror(rep->err));
         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep->err,
                          "sbx_spawn: %s sandbox setup failed while %s%s%s%s: %s; the command "
                          "was not run", backend, what, path[0] ? " \"" : "", path,
@@ -623,9 +635,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 p.notify_ctx.prot = p.notify_prot;
                 p.notify_ctx.n_prot = n;
                 if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.notify_sock) < 0) {
-                        r = sbx__fail(err, errno == EMFILE || errno == ENFILE ? SBX_E_IO
-                                      : SBX_E_INTERNAL, errno, "%s: socketpair for the "
-                                      "supervisor failed", fn);
+                        r = sbx__fail(err, sbx__errno_code(errno, SBX_E_INTERNAL), errno,
+                                      "%s: socketpair for the supervisor failed: %s", fn,
+                                      strerror(errno));
                         goto fail;
                 }
         }
@@ -705,7 +717,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         if (rc < 0) {
                 if (rung == 1 && !sbx__fault_active() && environment_refused(STEP_FORK, -rc))
                         atomic_store(&native_broken, 1);
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
+                r = sbx__fail(err, sbx__errno_code(-rc, SBX_E_SANDBOX_UNAVAILABLE), -rc,
                               "%s: %s sandbox setup failed while creating the %s: %s", fn, backend,
                               rung == 1 ? "namespaces (clone)" : "process (clone)", strerror(-rc));
                 goto fail;
@@ -727,9 +739,9 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
         child->memory_kind = limit_kinds[0];
         child->pids_kind = limit_kinds[1];
         if (sbx__cgroup_attach(child->cgroup, proc.pid) < 0) {
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, errno,
-                              "%s: cannot move the sandbox into its cgroup; the command was not run",
-                              fn);
+                r = sbx__fail(err, sbx__errno_code(errno, SBX_E_SANDBOX_UNAVAILABLE), errno,
+                              "%s: cannot move the sandbox into its cgroup: %s; the command was "
+                              "not run", fn, strerror(errno));
                 goto fail;
         }
         /* Let the child go, then learn whether execve succeeded. */

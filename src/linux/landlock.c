@@ -464,7 +464,7 @@ sbx_code sbx__landlock_prepare(const struct sbx__ll_rule *rules, size_t n, uint3
                         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, e,
                                          "landlock: landlock_create_ruleset: %s",
                                          errtext(e, eb, sizeof(eb)));
-                return sbx__fail(err, SBX_E_INTERNAL, e,
+                return sbx__fail(err, sbx__errno_code(e, SBX_E_INTERNAL), e,
                                  "landlock: landlock_create_ruleset (ABI %d) failed: %s", abi,
                                  errtext(e, eb, sizeof(eb)));
         }
@@ -476,7 +476,7 @@ sbx_code sbx__landlock_prepare(const struct sbx__ll_rule *rules, size_t n, uint3
                 e = errno;
                 close_fd(&fd);
                 if (moved < 0)
-                        return sbx__fail(err, SBX_E_INTERNAL, e,
+                        return sbx__fail(err, sbx__errno_code(e, SBX_E_INTERNAL), e,
                                          "landlock: cannot move the ruleset fd above 2: %s",
                                          errtext(e, eb, sizeof(eb)));
                 fd = moved;

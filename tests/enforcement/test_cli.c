@@ -1645,6 +1645,148 @@ static void test_cli__policy_file_errors(void **state)
         (void) unlink(file);
 }
 
+/* sandbox-run's stderr is a pipe nobody reads (its read end closed)
+ * while it forwards the command's complaint and prints what was denied:
+ * it still exits with the command's status, and the command started
+ * with SIGPIPE at its default disposition (issue 21, item 7). */
+static void test_cli__closed_stderr_keeps_the_status(void **state)
+{
+        char script[512];
+        size_t i;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(script, sizeof(script), "grep SigIgn /proc/self/status; "
+                        "echo x > '%s/denied'; exit 3", outside);
+        for (i = 0; i < n_backends + 1; i++) {
+                const char *const conf[] = { "--workspace", ws, "--", "sh", "-c", script, NULL };
+                const char *const danger[] = { "--workspace", ws, "--mode", "danger-full-access",
+                                               "--", "grep", "SigIgn", "/proc/self/status",
+                                               NULL };
+                const char *buf[64], *argv[64];
+                const char *const *args = i < n_backends ? with_backend(backends[i], conf, buf)
+                                                         : danger;
+                char out[4096];
+                size_t n = 0, k, len = 0;
+                int op[2], ep[2], status = 0;
+                unsigned long long ign = ~0ull;
+                const char *line;
+                ssize_t got;
+                pid_t pid;
+
+                argv[n++] = sandbox_run;
+                for (k = 0; args[k] != NULL; k++)
+                        argv[n++] = args[k];
+                argv[n] = NULL;
+                assert_int_equal(pipe2(op, O_CLOEXEC), 0);
+                assert_int_equal(pipe2(ep, O_CLOEXEC), 0);
+                close(ep[0]);           /* nobody reads sandbox-run's stderr */
+                fflush(NULL);
+                pid = fork();
+                assert_true(pid >= 0);
+                if (pid == 0) {
+                        dup2(op[1], 1);
+                        dup2(ep[1], 2);
+                        signal(SIGPIPE, SIG_DFL);
+                        execv(argv[0], (char *const *) argv);
+                        _exit(127);
+                }
+                close(op[1]);
+                close(ep[1]);
+                while (len < sizeof(out) - 1 &&
+                       (got = read(op[0], out + len, sizeof(out) - 1 - len)) != 0) {
+                        if (got < 0) {
+                                assert_int_equal(errno, EINTR);
+                                continue;
+                        }
+                        len += (size_t) got;
+                }
+                out[len] = '\0';
+                close(op[0]);
+                while (waitpid(pid, &status, 0) < 0)
+                        assert_int_equal(errno, EINTR);
+                if (i < n_backends && !(WIFEXITED(status) && WEXITSTATUS(status) == 3))
+                        fail_msg("[%s] with a closed stderr sandbox-run %s %d, not the "
+                                 "command's 3", bname(backends[i]),
+                                 WIFSIGNALED(status) ? "died of signal" : "exited",
+                                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+                line = strstr(out, "SigIgn:");
+                if (line == NULL || sscanf(line + 7, "%llx", &ign) != 1 ||
+                    (ign & (1ull << (SIGPIPE - 1))) != 0)
+                        fail_msg("[%s] the command did not start with SIGPIPE at its default "
+                                 "(status %d): %s", i < n_backends ? bname(backends[i])
+                                 : "danger-full-access", status, out);
+                (void) snprintf(out, sizeof(out), "%s/denied", outside);
+                if (path_exists(out))
+                        fail_msg("the write outside the workspace was not denied");
+        }
+}
+
+/* A command name with a newline, an escape sequence and a byte that is
+ * not UTF-8 is shown escaped, on the one line of the message. */
+static void test_cli__messages_are_printable(void **state)
+{
+        const char *const args[] = { "--workspace", ws, "--", "no\nsuch\x1b[31m\xff", NULL };
+        size_t i;
+        (void) state;
+
+        need_backend();
+        for (i = 0; i < n_backends; i++) {
+                struct result r;
+                const unsigned char *c;
+
+                run_b(backends[i], args, NULL, &r);
+                if (r.status != 127 || count_lines(r.err) != 1 ||
+                    strstr(r.err, "no\\nsuch\\x1b[31m\\xff: command not found") == NULL)
+                        fail_msg("[%s] status %d: %s", bname(backends[i]), r.status, r.err);
+                for (c = (const unsigned char *) r.err; *c != '\0'; c++)
+                        if ((*c < 0x20 && *c != '\n') || *c == 0x7f || *c >= 0x80)
+                                fail_msg("[%s] a raw byte 0x%02x in: %s", bname(backends[i]),
+                                         *c, r.err);
+                result_free(&r);
+        }
+}
+
+/* A toolchain root that does not fit beside the --allow-read paths is an
+ * error, never a run that silently lacks it. */
+static void test_cli__toolchains_never_dropped_silently(void **state)
+{
+        static char dirs[256][160];
+        const char *argv[600];
+        char home[256], henv[300], p[512];
+        struct result r;
+        size_t n = 0, k;
+        (void) state;
+
+        need_backend();
+        (void) snprintf(home, sizeof(home), "%s/fullhome", base);
+        (void) snprintf(p, sizeof(p), "%s/.cargo/bin/cargo", home);
+        put(p, "#!/bin/sh\necho cargo-ran\n", 0755);
+        (void) chmod(home, 0755);
+        (void) snprintf(henv, sizeof(henv), "HOME=%s", home);
+        argv[n++] = sandbox_run;
+        argv[n++] = "--workspace";
+        argv[n++] = ws;
+        for (k = 0; k < 256; k++) {
+                (void) snprintf(dirs[k], sizeof(dirs[k]), "%s/many-%03zu", outside, k);
+                (void) mkdir(dirs[k], 0755);
+                argv[n++] = "--allow-read";
+                argv[n++] = dirs[k];
+        }
+        argv[n++] = "--";
+        argv[n++] = "true";
+        argv[n] = NULL;
+        {
+                const char *const env[] = { henv, NULL };
+
+                run_exec(argv, env, &r);
+        }
+        if (r.status != SBX_EXIT_RUNNER_FAILURE || strstr(r.err, "too many roots") == NULL ||
+            strstr(r.err, ".cargo") == NULL)
+                fail_msg("a toolchain root beyond 256 roots: status %d: %s", r.status, r.err);
+        result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -1671,6 +1813,9 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__user_policy_file),
                 cmocka_unit_test(test_cli__project_file_cannot_widen),
                 cmocka_unit_test(test_cli__policy_file_errors),
+                cmocka_unit_test(test_cli__closed_stderr_keeps_the_status),
+                cmocka_unit_test(test_cli__messages_are_printable),
+                cmocka_unit_test(test_cli__toolchains_never_dropped_silently),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)

@@ -108,17 +108,61 @@ void json_str(FILE *f, const char *str)
 
 /* -------------------------------------------------------------- messages */
 
+/* raw as one printable line in out (size > 4), as the library writes its
+ * messages: well-formed UTF-8 that prints is kept; a newline, tab or CR
+ * becomes \n \t \r, and any other control byte (an escape sequence), a
+ * C1 control, a separator or bidirectional override and a byte that is
+ * not UTF-8 \xNN, so a command name or path can neither forge a line nor
+ * drive the terminal. */
+static void printable_line(const char *raw, char *out, size_t size)
+{
+        static const char hex[] = "0123456789abcdef";
+        const unsigned char *s = (const unsigned char *) raw;
+        size_t n = strlen(raw), i = 0, o = 0;
+
+        while (i < n) {
+                size_t l = utf8_len(s + i, n - i);
+
+                if (l == 2 && s[i] == 0xC2 && s[i + 1] < 0xA0)
+                        l = 0;                  /* U+0080 .. U+009F */
+                if (l == 1 && (s[i] < 0x20 || s[i] == 0x7F))
+                        l = 0;
+                if (l == 3 && s[i] == 0xE2 &&
+                    ((s[i + 1] == 0x80 && s[i + 2] >= 0xA8 && s[i + 2] <= 0xAE) ||
+                     (s[i + 1] == 0x81 && s[i + 2] >= 0xA6 && s[i + 2] <= 0xA9)))
+                        l = 0;                  /* U+2028 .. U+202E, U+2066 .. U+2069 */
+                if (l > 0) {
+                        if (o + l >= size)
+                                break;
+                        memcpy(out + o, s + i, l);
+                        o += l;
+                        i += l;
+                        continue;
+                }
+                if (o + 4 >= size)
+                        break;
+                out[o++] = '\\';
+                if (s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
+                        out[o++] = s[i] == '\n' ? 'n' : s[i] == '\t' ? 't' : 'r';
+                } else {
+                        out[o++] = 'x';
+                        out[o++] = hex[s[i] >> 4];
+                        out[o++] = hex[s[i] & 0xF];
+                }
+                i++;
+        }
+        out[o] = '\0';
+}
+
 void say(int32_t code, const char *fmt, ...)
 {
-        char msg[1024];
+        char raw[1024], msg[1024];
         va_list ap;
-        char *nl;
 
         va_start(ap, fmt);
-        (void) vsnprintf(msg, sizeof(msg), fmt, ap);
+        (void) vsnprintf(raw, sizeof(raw), fmt, ap);
         va_end(ap);
-        while ((nl = strchr(msg, '\n')) != NULL)
-                *nl = ' ';
+        printable_line(raw, msg, sizeof(msg));
         if (json_mode) {
                 fputs("{\"error\":{\"code\":", stderr);
                 json_str(stderr, sbx_code_name(code));

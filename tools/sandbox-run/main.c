@@ -97,6 +97,7 @@ static void add_toolchain_env(struct opts *o, const char *const *v, size_t n)
         if (home == NULL || home[0] != '/')
                 return;
         for (i = 0; i < sizeof(toolchain_homes) / sizeof(toolchain_homes[0]); i++) {
+                sbx_error e = { 0, 0, { 0 } };
                 int used = 0, set = 0;
 
                 vl = strlen(toolchain_homes[i].var);
@@ -104,15 +105,24 @@ static void add_toolchain_env(struct opts *o, const char *const *v, size_t n)
                         set |= strncmp(o->env_set[k], toolchain_homes[i].var, vl) == 0 &&
                                o->env_set[k][vl] == '=';
                 if (set || (size_t) snprintf(path, sizeof(path), "%s/%s", home,
-                                             toolchain_homes[i].dir) >= sizeof(path) ||
-                    sbx_path_canonical(path, &canon, NULL) != SBX_OK)
+                                             toolchain_homes[i].dir) >= sizeof(path))
                         continue;
+                if (sbx_path_canonical(path, &canon, &e) != SBX_OK) {
+                        if (e.code == SBX_E_NOMEM)
+                                die_err(&e);    /* a toolchain would be left out */
+                        continue;               /* not there: nothing to name */
+                }
                 for (k = 0; k < n; k++)
                         used |= sbx_path_is_within(v[k], (const char *const *) &canon, 1);
-                if (used && o->n_env < MAX_ENV &&
-                    (entry = malloc(vl + strlen(canon) + 2)) != NULL) {
+                if (used) {
+                        entry = malloc(vl + strlen(canon) + 2);
+                        if (entry == NULL) {
+                                sbx_free(canon);
+                                die(EXIT_FAIL, SBX_E_NOMEM, "cannot name HOME's toolchains: "
+                                    "out of memory");
+                        }
                         (void) sprintf(entry, "%s=%s", toolchain_homes[i].var, canon);
-                        add_env(o, entry, "toolchains", &from);
+                        add_env(o, entry, "toolchains", &from);     /* too many: an error */
                         free(entry);
                 }
                 sbx_free(canon);
@@ -131,9 +141,11 @@ static void add_toolchains(struct opts *o)
         size_t n = 0, i, k;
 
         if (sbx_toolchain_roots(NULL, &v, &n, &e) != SBX_OK) {
-                /* None shown (closed), and said. */
-                fprintf(stderr, "sandbox-run: HOME's toolchains are not shown: %s\n",
-                        e.message);
+                /* Out of memory: an error, never a run that silently
+                 * lacks them.  Otherwise none shown (closed), and said. */
+                if (e.code == SBX_E_NOMEM)
+                        die_err(&e);
+                say(e.code, "HOME's toolchains are not shown: %s", e.message);
                 return;
         }
         add_toolchain_env(o, (const char *const *) v, n);
@@ -142,8 +154,18 @@ static void add_toolchains(struct opts *o)
 
                 for (k = 0; k < o->n_extra; k++)
                         dup |= strcmp(o->extra[k].path, v[i]) == 0;
-                if (dup || o->n_extra == MAX_EXTRA)
+                if (dup)
                         continue;
+                if (o->n_extra == MAX_EXTRA) {
+                        /* Never a run that silently lacks one. */
+                        say(SBX_E_RANGE, "too many roots: HOME's toolchain %.400s does not fit "
+                            "beside the --allow-read/--allow-write paths (at most %d; "
+                            "--no-toolchains runs without them)", v[i], MAX_EXTRA);
+                        for (k = i; k < n; k++)
+                                sbx_free(v[k]);
+                        sbx_free(v);
+                        exit(EXIT_FAIL);
+                }
                 o->extra[o->n_extra].path = v[i];       /* freed with sbx_free */
                 v[i] = NULL;
                 o->extra[o->n_extra].write = 0;
@@ -257,7 +279,9 @@ static int exit_status_of(int wstatus)
 static void die_spawn(const sbx_error *e, const char *cmd) __attribute__((noreturn));
 static void die_spawn(const sbx_error *e, const char *cmd)
 {
-        if (e->code == SBX_E_NOT_FOUND) {
+        /* Not found: the command (not the working directory, which is
+         * named in the library's own message). */
+        if (e->code == SBX_E_NOT_FOUND && strstr(e->message, "not found in ") != NULL) {
                 say(e->code, "%.400s: command not found", cmd);
                 exit(EXIT_NOTFOUND);
         }
@@ -275,6 +299,7 @@ static void run_direct(char **cmd)
 {
         int e;
 
+        (void) signal(SIGPIPE, SIG_DFL);        /* main ignores it for itself */
         execvp(cmd[0], cmd);
         e = errno;
         if (e == ENOENT) {
@@ -495,6 +520,12 @@ int main(int argc, char **argv)
                 return EXIT_FAIL;
         }
 
+        /* A reader of our stderr (or stdout) that went away makes our own
+         * writes fail with EPIPE instead of killing us, so the command's
+         * status is still what we exit with.  The command itself starts
+         * with every disposition at its default: the library resets them
+         * in the sandbox's child, and run_direct before its exec. */
+        (void) signal(SIGPIPE, SIG_IGN);
         memset(&o, 0, sizeof(o));
         g.opts = &o;
         if (atexit(release_all) != 0)
