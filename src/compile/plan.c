@@ -458,6 +458,33 @@ static sbx_code check_profile(const char *fn, const sbx_profile *p, sbx_error *e
         return SBX_OK;
 }
 
+/*
+ * 1 if the plan hides secret s: it applies now (sbx__profile_secret_applies),
+ * or it lies in a root whose read is Gated and would apply once a grant
+ * opens that root.  A grant opens what the root with read Allow shows and
+ * no more, so the carve-out is in the plan before any grant (access 0
+ * below a root of access 0 hides nothing more until then).
+ */
+static int secret_hidden(const sbx_profile *p, const struct sbx_profile_secret *s)
+{
+        const char *root;
+
+        if (sbx__profile_secret_applies(p, s))
+                return 1;
+        if (s->path == NULL || sbx__profile_path_access(p, s->path, 0) != SBX_ACCESS_GATED)
+                return 0;
+        root = sbx__profile_deepest_root(p, s->path);
+        if (root == NULL)
+                return 0;       /* only the host access reaches it (as when it is Allow) */
+        /* As sbx__profile_secret_applies: an isolated account home stays
+         * hidden whole below a root strictly above it. */
+        if (p->home == SBX_HOME_ISOLATED && s->account && s->home != NULL &&
+            sbx__path_has_prefix(s->path, s->home) && strcmp(root, s->home) != 0 &&
+            sbx__path_has_prefix(s->home, root))
+                return 0;
+        return 1;
+}
+
 /* Every rule of a sandboxed profile, unsorted.  0 or -ENOMEM / -ERANGE. */
 static int build_rules(const sbx_profile *p, struct sbx__rules *r)
 {
@@ -516,7 +543,7 @@ static int build_rules(const sbx_profile *p, struct sbx__rules *r)
         /* Well-known secret locations (~/.ssh, ~/.aws...) of the home
          * directories inside readable roots stay hidden (docs/secrets.md). */
         for (k = 0; k < p->n_secrets; k++) {
-                if (!sbx__profile_secret_applies(p, &p->secrets[k]))
+                if (!secret_hidden(p, &p->secrets[k]))
                         continue;
                 rc = sbx__rules_add(r, p->secrets[k].path, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET);
                 if (rc < 0)

@@ -14,7 +14,9 @@
  *   - filesystem.tree.read.v1 / tree.write.v1 / path.read.v1 /
  *     path.write.v1 on a root whose read and write are Gated: the granted
  *     tree's script runs, the granted file is written and its neighbour is
- *     not, the host outside the root is not written.
+ *     not, the host outside the root is not written; a tree read of a
+ *     root holding a home keeps the home's secrets hidden, and no path
+ *     grant for one is minted.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -109,10 +111,12 @@ static void test_grants__host_gated(void **state)
         for (b = 0; b < N_BACKENDS; b++) {
                 char gated[PATH_MAX], kept[PATH_MAX], victim[PATH_MAX], tool[PATH_MAX];
                 char gfile[PATH_MAX], gother[PATH_MAX], gtool[PATH_MAX], keep[PATH_MAX];
-                char cmd[PATH_MAX * 4 + 256], scope[PATH_MAX + 8];
+                char ghome[PATH_MAX], key[PATH_MAX], old_home[PATH_MAX];
+        char cmd[PATH_MAX * 4 + 256], scope[PATH_MAX + 8];
                 char tok[SBX_GRANT_TOKEN_SIZE];
-                sbx_root_access roots[2];
-                struct edits x = { roots, 2 };
+                sbx_root_access roots[3];
+                struct edits x = { roots, 3 };
+                const char *h = getenv("HOME");
                 sbx_profile *p;
                 sbx_executor_set *s;
                 sbx_executor *a;
@@ -132,8 +136,16 @@ static void test_grants__host_gated(void **state)
                 join(gtool, gated, "tool");
                 join(kept, f->outside, "kept");
                 join(keep, kept, "keep");
+                join(ghome, f->outside, "ghome");
+                join(key, ghome, ".ssh");
                 rm_tree(gated);
                 rm_tree(kept);
+                rm_tree(ghome);
+                assert_int_equal(mkdir(ghome, 0755), 0);
+                assert_int_equal(mkdir(key, 0700), 0);
+                join(key, ghome, ".ssh/id_rsa");
+                assert_int_equal(write_file(key, "KEY\n", 0600), 0);
+                assert_int_equal(write_file(P(ghome, "plain"), ORIGINAL, 0644), 0);
                 assert_int_equal(mkdir(gated, 0755), 0);
                 assert_int_equal(mkdir(kept, 0755), 0);
                 make_tool(tool);
@@ -147,8 +159,22 @@ static void test_grants__host_gated(void **state)
                 roots[1].path = kept;
                 roots[1].read = SBX_ACCESS_ALLOW;
                 roots[1].write = SBX_ACCESS_DENY;
+                /* a home (HOME names it while the profiles are made) in a
+                 * root whose read is Gated: its secrets stay hidden when
+                 * a grant opens the root, as when its read is Allow */
+                roots[2].path = ghome;
+                roots[2].read = SBX_ACCESS_GATED;
+                roots[2].write = SBX_ACCESS_DENY;
+                assert_true(h == NULL || strlen(h) < sizeof(old_home));
+                if (h != NULL)
+                        memcpy(old_home, h, strlen(h) + 1);
+                assert_int_equal(setenv("HOME", ghome, 1), 0);
                 p = profile_edit(f, SBX_MODE_WORKSPACE_WRITE, 0, apply_edits, &x);
-                s = new_set(f, p, BACKENDS[b], 1);
+                s = new_set(f, p, BACKENDS[b], 1);      /* it makes its own profile */
+                if (h != NULL)
+                        assert_int_equal(setenv("HOME", old_home, 1), 0);
+                else
+                        assert_int_equal(unsetenv("HOME"), 0);
                 a = get(s, "a");
 
                 /* host write: the named host file is written, and a new
@@ -235,10 +261,37 @@ static void test_grants__host_gated(void **state)
                 CHECK(f, !holds(P(f->ws, "pr2"), ORIGINAL), "a path read grant opened its "
                       "neighbour");
 
+                /* tree read of a root holding a home: not its secrets */
+                snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'; cat '%s' > '%s'", P(ghome, "plain"),
+                         P(f->ws, "plain"), key, P(f->ws, "key"));
+                snprintf(scope, sizeof(scope), "tree:%s", ghome);
+                mint(a, "ts", cmd, "filesystem.read", scope, SBX_GRANT_CLASS_FS_TREE_READ, ghome,
+                     tok);
+                run(f, a, "tree read of a home", cmd, "ts", tok);
+                CHECK(f, holds(P(f->ws, "plain"), ORIGINAL), "a tree read grant did not open "
+                      "the home's root");
+                CHECK(f, !holds(P(f->ws, "key"), "KEY\n"), "a tree read grant opened a secret "
+                      "location inside its root");
+                {
+                        sbx_grant_request g = SBX_GRANT_REQUEST_INIT;
+                        sbx_error e = { 0, 0, { 0 } };
+
+                        g.execution_id = "ps";
+                        g.command = cmd;
+                        g.kind = "filesystem.read";
+                        g.scope = key;
+                        g.grant_class = SBX_GRANT_CLASS_FS_PATH_READ;
+                        g.target = key;
+                        CHECK(f, sbx_executor_issue_grant(a, &g, tok, sizeof(tok), &e) ==
+                              SBX_E_GRANT_DENIED, "a path grant for a secret below a Gated "
+                              "root: %s", e.message);
+                }
+
                 sbx_executor_set_free(s);
                 sbx_profile_free(p);
                 rm_tree(gated);
                 rm_tree(kept);
+                rm_tree(ghome);
         }
         fx_done(f);
 }
