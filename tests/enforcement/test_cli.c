@@ -1745,6 +1745,22 @@ static void test_cli__messages_are_printable(void **state)
                                          *c, r.err);
                 result_free(&r);
         }
+        /* A name the command chose, in the line saying what was denied
+         * (the observed native backends): escaped, no forged line. */
+        if (backends[0] == NULL) {
+                char script[512];
+                const char *const denied[] = { "--workspace", ws, "--", "sh", "-c", script, NULL };
+                struct result r;
+
+                (void) snprintf(script, sizeof(script), "touch \"$(printf '%s/a\\nFORGED"
+                                "\\033[31m')\" 2>/dev/null; exit 1", outside);
+                run_b(NULL, denied, NULL, &r);
+                if (r.status != 1 || strstr(r.err, "/a\\nFORGED\\x1b[31m") == NULL ||
+                    strstr(r.err, "\nFORGED") != NULL || strchr(r.err, '\x1b') != NULL)
+                        fail_msg("a denied name is not shown escaped (status %d): %s", r.status,
+                                 r.err);
+                result_free(&r);
+        }
 }
 
 /* A toolchain root that does not fit beside the --allow-read paths is an

@@ -100,6 +100,9 @@ enum { SEEN_MODE = 1u << 0, SEEN_WORKSPACE = 1u << 1, SEEN_NETWORK = 1u << 2,
 extern int json_mode;
 
 void json_str(FILE *f, const char *str);
+/* raw as one printable line in out (size > 4): a control byte, a C1
+ * control, a bidi override or a byte that is not UTF-8 escaped. */
+void printable_line(const char *raw, char *out, size_t size);
 /* After the run (report.c): the JSON result object (--json) or the
  * model-facing lines; the denial class the events show (NONE if none). */
 int32_t report_run(const sbx_child *child, int status, uint32_t observed, const char *backend);

@@ -114,7 +114,7 @@ void json_str(FILE *f, const char *str)
  * C1 control, a separator or bidirectional override and a byte that is
  * not UTF-8 \xNN, so a command name or path can neither forge a line nor
  * drive the terminal. */
-static void printable_line(const char *raw, char *out, size_t size)
+void printable_line(const char *raw, char *out, size_t size)
 {
         static const char hex[] = "0123456789abcdef";
         const unsigned char *s = (const unsigned char *) raw;

@@ -56,10 +56,11 @@ static void refusal_lines(const sbx_net_refusal *r, size_t n)
                         /* "[v6]:port": unbracketed, a hint would name another
                          * address, or one with every port. */
                         int v6 = strchr(r[i].host, ':') != NULL;
-                        char t[300];
+                        char raw[300], t[1200];
 
-                        (void) snprintf(t, sizeof(t), "%s%s%s:%d", v6 ? "[" : "", r[i].host,
-                                        v6 ? "]" : "", (int) r[i].port);
+                        (void) snprintf(raw, sizeof(raw), "%s%s%s:%d", v6 ? "[" : "",
+                                        r[i].host, v6 ? "]" : "", (int) r[i].port);
+                        printable_line(raw, t, sizeof(t));      /* the command named it */
                         if (addr)
                                 fprintf(stderr, "sandbox-run: network: %s was refused: it "
                                         "resolves to %s, an address the allowlist does not name; "
@@ -76,10 +77,16 @@ static void refusal_lines(const sbx_net_refusal *r, size_t n)
 }
 
 /* One model-facing line for an event the observer or the limits saw. */
-static void event_line(const sbx_event *e)
+static void event_line(const sbx_event *ev)
 {
-        char dir[SBX_EVENT_TARGET_MAX];
-        const char *op = sbx_event_op_name(e->op);
+        char raw[SBX_EVENT_TARGET_MAX], dir[SBX_EVENT_TARGET_MAX * 4];
+        const char *op = sbx_event_op_name(ev->op);
+        /* The command chose the name: shown escaped, so that it cannot
+         * forge a line (a marker) or drive the terminal. */
+        sbx_event shown_ev = *ev;
+        const sbx_event *e = &shown_ev;
+
+        printable_line(ev->target, shown_ev.target, sizeof(shown_ev.target));
 
         switch (e->op) {
         case SBX_OP_READ:
@@ -99,9 +106,10 @@ static void event_line(const sbx_event *e)
                         break;
                 }
                 if (e->op == SBX_OP_WRITE)
-                        (void) snprintf(dir, sizeof(dir), "%s", e->target);
+                        (void) snprintf(raw, sizeof(raw), "%s", ev->target);
                 else
-                        dir_of(e->target, dir, sizeof(dir));
+                        dir_of(ev->target, raw, sizeof(raw));
+                printable_line(raw, dir, sizeof(dir));
                 fprintf(stderr, "sandbox-run: denied: %s %s (%s): outside the writable roots; "
                         "to allow it: --allow-write %s\n", op, e->target, strerror(e->err), dir);
                 break;
