@@ -245,7 +245,9 @@ int sbx__sweep_due(const char *key)
         for (i = 0; i < SWEEP_SLOTS; i++)
                 if (slot[i].pid == getpid() && strcmp(slot[i].key, key) == 0)
                         break;
-        if (i < SWEEP_SLOTS && now.tv_sec - slot[i].at.tv_sec < 1)
+        if (i < SWEEP_SLOTS &&
+            (int64_t) (now.tv_sec - slot[i].at.tv_sec) * 1000000000 +
+            (now.tv_nsec - slot[i].at.tv_nsec) < 1000000000)
                 due = 0;
         if (due) {
                 if (i == SWEEP_SLOTS)
