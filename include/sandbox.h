@@ -1078,8 +1078,7 @@ typedef struct sbx_child sbx_child;
  * and the spawning thread may exit before the child does).  For the native
  * and landlock backends the host's SIGCHLD disposition and reapers do not
  * matter (the child signals no SIGCHLD and only this handle reaps it); a
- * bwrap or direct spawn fails with SBX_E_INVALID while SIGCHLD is ignored,
- * and a bwrap child dies with the thread that spawned it
+ * bwrap or direct spawn fails with SBX_E_INVALID while SIGCHLD is ignored
  * (docs/backends.md).
  */
 SBX_API sbx_code sbx_spawn(const sbx_plan *plan, const char *const *argv,

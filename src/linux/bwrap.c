@@ -493,31 +493,15 @@ struct start {
         pid_t              parent;
 };
 
-/* In the child: async-signal-safe only.  Never returns. */
-static void child_exec(void *arg, struct sbx__chan *ch) SBX__NORETURN;
-static void child_exec(void *arg, struct sbx__chan *ch)
+/* The program's process, below its keeper: async-signal-safe only.
+ * Never returns. */
+static void program_exec(void *arg, struct sbx__chan *ch) SBX__NORETURN;
+static void program_exec(void *arg, struct sbx__chan *ch)
 {
         const struct start *st = arg;
         int r, sc = st->seccomp_fd;
 
-        sbx__child_reset_signals();
-        {
-                int need[68];
-                size_t n = 0, k;
 
-                for (k = 0; k < 3; k++)
-                        need[n++] = st->stdio[k];
-                for (k = 0; k < st->n_keep && n < SBX__ARRAY_SIZE(need) - 1; k++)
-                        need[n++] = st->keep[k];
-                need[n++] = sc;
-                sbx__child_close_others(ch, need, n);
-        }
-        if (sbx__child_at(ch, STEP_PDEATHSIG) || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                sbx__child_fail(ch, STEP_PDEATHSIG, errno, 0);
-        if (getppid() != st->parent)
-                sbx__child_fail(ch, STEP_PDEATHSIG, ESRCH, 0);
-        if (st->new_session && (sbx__child_at(ch, STEP_SETSID) || setsid() < 0))
-                sbx__child_fail(ch, STEP_SETSID, errno, 0);
         /* The seccomp program refuses keyctl, add_key and request_key to
          * the command, but the session keyring survives exec: bwrap and
          * what it runs get a fresh, empty one instead of the caller's all
@@ -539,6 +523,36 @@ static void child_exec(void *arg, struct sbx__chan *ch)
         (void) sbx__child_at(ch, STEP_EXEC);
         execve(st->path, st->argv, st->envp);
         sbx__child_fail(ch, STEP_EXEC, errno, 0);
+}
+
+/* The launched child: async-signal-safe only.  It keeps the program
+ * (keeper.c): a host killed while bwrap starts its inner process leaves
+ * nothing running.  Never returns. */
+static void child_exec(void *arg, struct sbx__chan *ch) SBX__NORETURN;
+static void child_exec(void *arg, struct sbx__chan *ch)
+{
+        const struct start *st = arg;
+        int sc = st->seccomp_fd;
+
+        sbx__child_reset_signals();
+        {
+                int need[68];
+                size_t n = 0, k;
+
+                for (k = 0; k < 3; k++)
+                        need[n++] = st->stdio[k];
+                for (k = 0; k < st->n_keep && n < SBX__ARRAY_SIZE(need) - 1; k++)
+                        need[n++] = st->keep[k];
+                need[n++] = sc;
+                sbx__child_close_others(ch, need, n);
+        }
+        if (sbx__child_at(ch, STEP_PDEATHSIG))
+                sbx__child_fail(ch, STEP_PDEATHSIG, EPERM, 0);
+        /* The keeper leads the run's session: the host finds what is left
+         * by it if the keeper itself is killed (tree.c). */
+        if (st->new_session && (sbx__child_at(ch, STEP_SETSID) || setsid() < 0))
+                sbx__child_fail(ch, STEP_SETSID, errno, 0);
+        sbx__keeper_run(ch, st->parent, program_exec, (void *) st);
 }
 
 /* Start the process through the one launcher; *proc on success (its

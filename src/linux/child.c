@@ -266,7 +266,7 @@ static int kill_listed(int fd)
  * children are then reparented here and listed in the next round.
  * Bounded; async-signal-safe.  The list was opened before Landlock, so a
  * domain without /proc still reads it. */
-static int kill_orphans(int children_fd)
+int sbx__kill_orphans(int children_fd)
 {
         long round;
 
@@ -517,7 +517,7 @@ static void kill_leftovers(struct sbx__prep *p)
                 (void) kill(-1, SIGKILL);
                 for (round = 0; round < 4096 && waitpid(-1, NULL, __WALL) > 0; round++)
                         ;
-        } else if (kill_orphans(p->children_fd) < 0) {
+        } else if (sbx__kill_orphans(p->children_fd) < 0) {
                 /* Not all of it could be ended: this zygote serves no more
                  * runs (the host sees it gone and starts a new one). */
                 _exit(SBX_EXIT_RUNNER_FAILURE);
@@ -579,7 +579,7 @@ static void run_init(struct sbx__prep *p)
         }
         serve(p, pid, listener, p->timeout_ms, -1, &sv);
         if (p->rung == 2)
-                (void) kill_orphans(p->children_fd);
+                (void) sbx__kill_orphans(p->children_fd);
         sbx__observe_finish(p->obs);
         _exit(run_code(&sv));
 }

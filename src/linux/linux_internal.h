@@ -180,6 +180,11 @@ int sbx__proc_wait_exited(pid_t pid, int pidfd, int timeout_ms, int *killed);
 /* The keeper (a zombie) led its own session: kill what is left of it.
  * 0 (nothing left, or not a session leader), -ETIMEDOUT, -errno. */
 int sbx__tree_keeper_gone(pid_t keeper);
+/* child.c: kill and reap every child of this subreaper until none is left
+ * (children_fd: its /proc/<tid>/children, opened earlier).  0, or -1 when
+ * the list cannot be read or the tree outgrows the bound.
+ * Async-signal-safe. */
+int sbx__kill_orphans(int children_fd);
 
 /* Create per-spawn cgroups carrying pids.max (dirs_out[0]) and the memory
  * limit (dirs_out[1]); a 0 limit is not set.  With track, a pids cgroup is
@@ -299,6 +304,14 @@ int sbx__child_wait_go(struct sbx__chan *ch);
 /* A fork-like raw clone with exit signal SIGCHLD (the init's command
  * process).  As fork(2): the pid, 0 in the child, -1 + errno. */
 pid_t sbx__clone_fork(void);
+/* keeper.c: in a launched child (async-signal-safe), become the keeper of
+ * exec_fn's process: a subreaper that watches the spawning process
+ * `parent` through a pidfd, forwards catchable signals, kills whatever is
+ * left below it when that process ends or the host goes, and exits as it
+ * did.  Without pidfds, exec_fn runs in place with a death signal.  Never
+ * returns. */
+void sbx__keeper_run(struct sbx__chan *ch, pid_t parent, void (*exec_fn)(void *, struct sbx__chan *),
+                     void *arg) SBX__NORETURN;
 /* Place stdio[i] (>= 0) on fd i and keep[] on 3, 4, ...; move the channel
  * (and *extra_fd, if >= 0) above them; mark the rest close-on-exec.
  * 0 or -errno. */

@@ -263,7 +263,30 @@ static int backend_ok(int32_t backend)
 
 /* A cold spawn on backend (timeout_ms > 0: rung 2 always has a monitor);
  * its keeper (sbx_child_pid) is SIGKILLed once the tree runs. */
-static void cold_case(struct fx *f, int32_t backend, uint64_t timeout_ms, const char *what)
+/* The first child of pid (bwrap's keeper: the outer bwrap), or 0. */
+static pid_t first_child(pid_t pid)
+{
+        char path[96], buf[256];
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long) pid, (long) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        return (pid_t) atol(buf);
+}
+
+/* A cold spawn on backend (timeout_ms > 0: rung 2 always has a monitor);
+ * its keeper (sbx_child_pid), or with outer the keeper's child (the outer
+ * bwrap), is SIGKILLed once the tree runs. */
+static void cold_case_at(struct fx *f, int32_t backend, uint64_t timeout_ms, int outer,
+                         const char *what)
 {
         const char *argv[] = { "/bin/sh", "-c", TREE "echo ready; exec sleep 600", NULL };
         const char *env_set[] = { f->mark, NULL };
@@ -322,11 +345,23 @@ static void cold_case(struct fx *f, int32_t backend, uint64_t timeout_ms, const 
                 kill_marked(f->mark);
                 fail_msg("%s: only %d processes of the tree started", what, n);
         }
-        assert_int_equal(kill(keeper, SIGKILL), 0);
+        if (outer) {
+                pid_t outer_pid = first_child(keeper);
+
+                assert_true(outer_pid > 1);
+                assert_int_equal(kill(outer_pid, SIGKILL), 0);
+        } else {
+                assert_int_equal(kill(keeper, SIGKILL), 0);
+        }
         assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
         expect_tree_gone(f->mark, what);
         sbx_child_free(c);
         sbx_plan_free(plan);
+}
+
+static void cold_case(struct fx *f, int32_t backend, uint64_t timeout_ms, const char *what)
+{
+        cold_case_at(f, backend, timeout_ms, 0, what);
 }
 
 static void test_landlock_monitor_killed(void **state)
@@ -343,7 +378,55 @@ static void test_landlock_keeper_killed(void **state)
 
 static void test_bwrap_outer_killed(void **state)
 {
-        cold_case(*state, SBX_BACKEND_BWRAP, 0, "bwrap: the outer bwrap");
+        cold_case_at(*state, SBX_BACKEND_BWRAP, 0, 1, "bwrap: the outer bwrap");
+}
+
+static void test_bwrap_keeper_killed(void **state)
+{
+        cold_case(*state, SBX_BACKEND_BWRAP, 0, "bwrap: its keeper");
+}
+
+/* A host (sandbox-run) killed at points while it starts bwrap: whatever
+ * bwrap had started by then goes with it. */
+static void test_bwrap_host_killed_during_start(void **state)
+{
+        struct fx *f = *state;
+        const char *cli = getenv("SBX_SANDBOX_RUN");
+        char env_mark[80], what[64];
+        size_t i;
+
+        if (cli == NULL || !backend_ok(SBX_BACKEND_BWRAP)) {
+                if (getenv("SBX_REQUIRE_ALL") != NULL)
+                        fail_msg("SBX_SANDBOX_RUN or bwrap is missing");
+                skip();
+        }
+        snprintf(env_mark, sizeof(env_mark), "%s", f->mark);
+        /* Every 400 us of the first 40 ms (bwrap's start takes some 25). */
+        for (i = 0; i < 100; i++) {
+                struct timespec ts = { 0, (long) i * 400 * 1000L };
+                int st;
+                pid_t host = fork();
+
+                assert_true(host >= 0);
+                if (host == 0) {
+                        int dn = open("/dev/null", O_RDWR);
+
+                        dup2(dn, 1);
+                        dup2(dn, 2);
+                        execle(cli, cli, "--backend", "bwrap", "--mode", "workspace-write",
+                               "--accept-unprotected-git", "--workspace", f->ws, "--",
+                               "/bin/sh", "-c", TREE "exec sleep 600", (char *) NULL,
+                               (char *const[]){ "PATH=/usr/bin:/bin", env_mark,
+                                                "HOME=/nonexistent-home", NULL });
+                        _exit(127);
+                }
+                nanosleep(&ts, NULL);
+                assert_int_equal(kill(host, SIGKILL), 0);
+                assert_int_equal(waitpid(host, &st, 0), host);
+                snprintf(what, sizeof(what), "bwrap: host killed %ld us into the start",
+                         (long) i * 400);
+                expect_tree_gone(f->mark, what);
+        }
 }
 
 /* ------------------------------------------------------------ executors */
@@ -457,6 +540,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_landlock_monitor_killed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_landlock_keeper_killed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bwrap_outer_killed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bwrap_keeper_killed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bwrap_host_killed_during_start, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_landlock_zygote_killed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_native_zygote_killed, setup, teardown),
         };
