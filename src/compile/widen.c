@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compile/plan_internal.h"
+#include "paths/paths_internal.h"
 
 #define R SBX__FS_READ
 #define W SBX__FS_WRITE
@@ -189,10 +190,26 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
          * entries plan.c adds only while the host is unreadable, the
          * runtime rules with exec) go, or their read-only binds and
          * Landlock rules would keep /usr unwritable under a host write
-         * grant and, on rung 1, drop the exec right under it. */
+         * grant and, on rung 1, drop the exec right under it.  One below
+         * a configured root (say a denied /etc) stays: the host does not
+         * decide there. */
         if (host_read) {
+                size_t k;
+
+                for (i = 0; i < r.n; i++) {
+                        if (r.v[i].origin != SBX__ORIGIN_RUNTIME || !(r.v[i].access & X))
+                                continue;
+                        for (k = 0; k < r.n; k++)
+                                if ((r.v[k].origin == SBX__ORIGIN_WORKSPACE ||
+                                     r.v[k].origin == SBX__ORIGIN_ADDITIONAL) &&
+                                    strcmp(r.v[k].path, "/") != 0 &&
+                                    sbx__path_has_prefix(r.v[i].path, r.v[k].path))
+                                        break;
+                        if (k == r.n)
+                                r.v[i].origin = 0;      /* dropped below */
+                }
                 for (i = 0, j = 0; i < r.n; i++) {
-                        if (r.v[i].origin == SBX__ORIGIN_RUNTIME && (r.v[i].access & X)) {
+                        if (r.v[i].origin == 0) {
                                 free(r.v[i].path);
                                 continue;
                         }
