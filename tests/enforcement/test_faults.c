@@ -9,13 +9,16 @@
  * then every point N of each kind is run with the Nth call failing (every
  * point up to 100, then a stride so that a kind has at most 130 points;
  * SBX_FAULT_FULL=1 runs them all, SBX_FAULT_KIND=alloc SBX_FAULT_N=37
- * runs that one point of each scenario; SBX_FAULT_VERBOSE=1 prints each
+ * runs that one point of each scenario, SBX_FAULT_SCENARIO="spawn bwrap"
+ * only that scenario; SBX_FAULT_VERBOSE=1 prints each
  * point's error, SBX_FAULT_BACKTRACE=1 the stack of each failed call, for
  * addr2line).  Every point must end in
  *   - a clean error: an sbx_code other than SBX_OK with a message, or
  *   - a confined run that did its work: the command wrote "ok" into
  *     ws/marker, exited 0, and its write outside the workspace was
- *     refused (checked on the host: outside/leak does not exist);
+ *     refused (checked on the host: outside/leak does not exist), and so
+ *     was its read of the secret in another live executor set's HOME
+ *     (ws/exposed does not exist);
  * and afterwards, seen from the host:
  *   - no fd of this process more than before the point,
  *   - no child of this process more than before (zombies included), and
@@ -66,6 +69,10 @@ struct point {
 };
 
 static char g_where[160];       /* the running point, for the watchdog */
+/* Another executor set lives through each sweep (a host's other tool
+ * calls): g_victim is the secret in its executor's HOME, which every
+ * spawn must hide (sbx__scratch_hide). */
+static char g_victim[PATH_MAX] = "/nonexistent";
 static long g_seq;
 
 static void watchdog(int sig)
@@ -238,11 +245,13 @@ static void command(struct point *pt, const char **argv)
 {
         argv[0] = "/bin/sh";
         argv[1] = "-c";
-        argv[2] = "echo ok > \"$1/marker\" || exit 3; (echo x > \"$2/leak\") 2>/dev/null; exit 0";
+        argv[2] = "echo ok > \"$1/marker\" || exit 3; (echo x > \"$2/leak\") 2>/dev/null; "
+                  "if cat \"$3\" > /dev/null 2>&1; then echo x > \"$1/exposed\"; fi; exit 0";
         argv[3] = pt->marker;
         argv[4] = pt->f->ws;
         argv[5] = pt->f->outside;
-        argv[6] = NULL;
+        argv[6] = g_victim;
+        argv[7] = NULL;
 }
 
 static int did_work(struct point *pt)
@@ -359,6 +368,41 @@ static const char *scen_name(const struct point *pt)
         return buf;
 }
 
+/* The victim set (rooted under /var/tmp, which rung 1 shows too): its
+ * executor wrote the secret into its HOME, found on the host; g_victim. */
+static sbx_executor_set *victim_set(struct fx *f, const sbx_profile *p)
+{
+        const char *argv[] = { "/bin/sh", "-c", "echo " SECRET " > \"$HOME/k\" && printf %s "
+                               "\"$HOME/k\"", NULL };
+        sbx_executor_set_options so = SBX_EXECUTOR_SET_OPTIONS_INIT;
+        sbx_executor_set *set = NULL;
+        sbx_executor *ex = NULL;
+        sbx_run_options ro = SBX_RUN_OPTIONS_INIT;
+        sbx_run_result r;
+        sbx_error e = { 0, 0, { 0 } };
+        char buf[64];
+
+        so.scratch_root = P(f->vbase, "victim");
+        so.max_executors = 1;
+        memset(&r, 0, sizeof(r));
+        ro.argv = argv;
+        ro.envp = f->envp;
+        ro.timeout_ms = RUN_MS;
+        if (sbx_executor_set_new(p, &so, &set, &e) != SBX_OK ||
+            sbx_executor_set_get(set, "victim", &ex, &e) != SBX_OK ||
+            sbx_executor_run(ex, &ro, &r, &e) != SBX_OK) {
+                sbx_executor_set_free(set);
+                fail_msg("the victim set: %s", e.message);
+        }
+        snprintf(g_victim, sizeof(g_victim), "%.4000s", r.out != NULL ? r.out : "");
+        sbx_run_result_free(&r);
+        if (read_file(g_victim, buf, sizeof(buf)) <= 0 || strncmp(buf, SECRET, strlen(SECRET)) != 0) {
+                sbx_executor_set_free(set);
+                fail_msg("the victim's secret is not at %s on the host", g_victim);
+        }
+        return set;
+}
+
 /* Run one point (kind NONE: the counting run) and check what it left;
  * 1 if it was sound.  counts (if not NULL) receives the calls per kind. */
 static int run_point(struct point *pt, long counts[SBX_FAULT_KINDS])
@@ -393,6 +437,11 @@ static int run_point(struct point *pt, long counts[SBX_FAULT_KINDS])
         if (pt->ran && !did_work(pt))
                 snprintf(pt->why, sizeof(pt->why), "reported a successful run, but ws/marker "
                          "does not hold \"ok\"");
+        if (exists(P(f->ws, "exposed"))) {
+                snprintf(pt->why, sizeof(pt->why), "the command read another executor set's "
+                         "HOME (%.400s)", g_victim);
+                (void) unlink(P(f->ws, "exposed"));
+        }
         if (exists(P(f->outside, "leak"))) {
                 snprintf(pt->why, sizeof(pt->why), "the command wrote outside the workspace "
                          "(outside/leak exists)");
@@ -465,8 +514,9 @@ static int control(struct point *pt, int kind, long n)
         c.n = 0;
         if (run_point(&c, NULL) && c.ran)
                 return 0;
-        print_message("[  STICKY  ] %s: a fault-free run after %s points up to %ld does not run: "
-                      "%s %s: %s\n", scen_name(pt), sbx_fault_kind_name(kind), n, c.step,
+        print_message("[  STICKY  ] %s: a fault-free run after %s points up to %ld %s: "
+                      "%s %s: %s\n", scen_name(pt), sbx_fault_kind_name(kind), n,
+                      c.ran ? "left something (the lines above)" : "does not run", c.step,
                       sbx_code_name(c.code), c.why[0] ? c.why : c.msg);
         return 1;
 }
@@ -476,6 +526,8 @@ static void sweep(struct fx *f, enum scen scen, int32_t backend)
         struct point pt;
         long counts[SBX_FAULT_KINDS] = { 0 };
         const char *only = getenv("SBX_FAULT_KIND"), *only_n = getenv("SBX_FAULT_N");
+        const char *only_scen = getenv("SBX_FAULT_SCENARIO");
+        sbx_executor_set *victim = NULL;
         int full = getenv("SBX_FAULT_FULL") != NULL, kind, bad = 0;
         long npoints = 0, nerr = 0, nran = 0, n, stride;
         sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
@@ -493,12 +545,15 @@ static void sweep(struct fx *f, enum scen scen, int32_t backend)
         pt.f = f;
         pt.scen = scen;
         pt.backend = backend;
+        if (only_scen != NULL && strcmp(only_scen, scen_name(&pt)) != 0)
+                goto out;
         pt.profile = p;
         join(pt.scratch, f->base, "scratch");
         fx_set_tmpdir(f, f->tmp);
         if (!backend_usable(f, backend))
                 goto out;
 
+        victim = victim_set(f, p);
         /* two fault-free runs: the first warms what is made once per
          * process (detection), the second counts */
         if (!run_point(&pt, NULL) || !pt.ran || !run_point(&pt, counts) || !pt.ran) {
@@ -532,6 +587,8 @@ static void sweep(struct fx *f, enum scen scen, int32_t backend)
         print_message("[  SWEPT   ] %s: %ld points: %ld clean errors, %ld confined runs, "
                       "%d broken (controls included)\n", scen_name(&pt), npoints, nerr, nran, bad);
 out:
+        sbx_executor_set_free(victim);
+        snprintf(g_victim, sizeof(g_victim), "/nonexistent");
         sbx_profile_free(p);
         if (bad > 0)
                 fail_msg("%s: %d point(s) broken; see the [  LEAK    ], [  BROKEN  ] and "
