@@ -191,8 +191,8 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
          * runtime rules with exec) go, or their read-only binds and
          * Landlock rules would keep /usr unwritable under a host write
          * grant and, on rung 1, drop the exec right under it.  One below
-         * a configured root (say a denied /etc) stays: the host does not
-         * decide there. */
+         * a configured root (say a denied /etc, or a workspace at /)
+         * stays: the host rule does not decide there. */
         if (host_read) {
                 size_t k;
 
@@ -202,7 +202,6 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
                         for (k = 0; k < r.n; k++)
                                 if ((r.v[k].origin == SBX__ORIGIN_WORKSPACE ||
                                      r.v[k].origin == SBX__ORIGIN_ADDITIONAL) &&
-                                    strcmp(r.v[k].path, "/") != 0 &&
                                     sbx__path_has_prefix(r.v[i].path, r.v[k].path))
                                         break;
                         if (k == r.n)
