@@ -199,16 +199,27 @@ static void reg_collect(int fd, const sbx_plan *plan, const char *host_tmp, stru
         struct stat st;
         DIR *d = fdopendir(fd);
 
+        /* A registry that cannot be read hides nothing: the spawn fails
+         * (v->failed), never runs with another set's scratch in view. */
         if (d == NULL) {
                 (void) close(fd);
+                v->failed = 1;
                 return;
         }
-        while ((de = readdir(d)) != NULL) {
+        for (;;) {
                 ssize_t n;
 
+                errno = 0;
+                if ((de = readdir(d)) == NULL) {
+                        if (errno != 0)
+                                v->failed = 1;
+                        break;
+                }
                 if (de->d_name[0] == '.')
                         continue;
                 n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+                if (n < 0 && errno != EINVAL && errno != ENOENT)
+                        v->failed = 1;          /* cannot tell: fail closed */
                 if (n <= 0)
                         continue;               /* not an entry of ours */
                 target[n] = '\0';
@@ -278,8 +289,13 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
         sweep_dead_hosts(plan->direct);
         if (plan->direct)
                 return SBX_OK;
-        if (realpath("/tmp", host_tmp) == NULL)
+        if (realpath("/tmp", host_tmp) == NULL) {
+                if (errno != ENOENT)
+                        return sbx__fail(err, sbx__errno_code(errno, SBX_E_IO), errno,
+                                         "%s: cannot resolve /tmp to hide the scratch of every "
+                                         "other sandbox: %s", fn, strerror(errno));
                 host_tmp[0] = '\0';
+        }
         /* The user's fixed scratch places: the parent of rung 2's spawn
          * scratch (the spawn's own comes back as rules of its own) and
          * the registries themselves. */
@@ -290,8 +306,18 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
 
                 reg_path(reg_bases[k], buf, sizeof(buf));
                 hide_if_exposed(plan, buf, host_tmp, &fixed);
-                if ((fd = reg_open(reg_bases[k], 0)) >= 0)
+                if ((fd = reg_open(reg_bases[k], 0)) >= 0) {
                         reg_collect(fd, plan, host_tmp, &sets);
+                } else if (fd != -ENOENT && fd != -EPERM && fd != -ENOTDIR && fd != -ELOOP) {
+                        /* Not "none here" nor "not ours" (no set of ours
+                         * registered there): it cannot be read now. */
+                        sbx__strv_discard(&fixed);
+                        sbx__strv_discard(&sets);
+                        return sbx__fail(err, sbx__errno_code(-fd, SBX_E_IO), -fd,
+                                         "%s: cannot read the scratch registry %s to hide the "
+                                         "scratch of every other sandbox: %s", fn, buf,
+                                         strerror(-fd));
+                }
         }
         if (fixed.n == 0 && sets.n == 0 && !fixed.failed && !sets.failed) {
                 sbx__strv_discard(&fixed);
@@ -322,7 +348,9 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
         sbx_strv_free(f);
         sbx_strv_free(t);
         if (rc < 0)
-                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory (or a scratch "
+                                 "registry could not be read) to hide the scratch of every "
+                                 "other sandbox", fn);
         return SBX_OK;
 }
 

@@ -128,7 +128,9 @@ int sbx__caller_home(const char *const *envp, char **out);
 int sbx__account_home(char **out);
 
 /* rmtree.c: remove the directory tree at path (scratch cleanup); never
- * follows symlinks out of it.  0 (also when it does not exist) or -errno. */
+ * follows symlinks out of it; a pass that met a passing shortage (EMFILE,
+ * ENOMEM, ...) is tried once more.  0 (also when it does not exist) or
+ * -errno. */
 int sbx__rm_rf(const char *path);
 /* rmtree.c: remove the directory `name` below dfd with all in it, if it is
  * a directory of this user (never a link; -EPERM otherwise).  0 or -errno. */

@@ -109,7 +109,13 @@ static int rm_below(int dfd, dev_t dev)
 
 int sbx__rm_rf(const char *path)
 {
-        return rm_dir_at(AT_FDCWD, path, 0, 1);
+        int r = rm_dir_at(AT_FDCWD, path, 0, 1);
+
+        /* A passing shortage (an fd, memory) while the host is busy: one
+         * more pass over what is left, before it is reported. */
+        if (r == -EMFILE || r == -ENFILE || r == -ENOMEM || r == -EAGAIN || r == -EINTR)
+                r = rm_dir_at(AT_FDCWD, path, 0, 1);
+        return r;
 }
 
 int sbx__rm_entry(int dfd, const char *name)
