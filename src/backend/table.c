@@ -6,8 +6,10 @@
  *
  * Detection (docs/backends.md):
  *   forced backend (sbx_local_config_set, else $SBX_BACKEND): probe it; a
- *       failing probe is remembered and every later use fails closed with
- *       SBX_E_SANDBOX_UNAVAILABLE naming it; the chain is skipped.
+ *       probe the environment fails is remembered and every later use fails
+ *       closed with SBX_E_SANDBOX_UNAVAILABLE naming it; the chain is
+ *       skipped.  A probe that failed for a passing reason (SBX_E_IO) is
+ *       never remembered: that call fails, the next detects again.
  *   auto: native (rung 1) -> landlock (rung 2) -> bwrap -> unavailable,
  *       the first whose probe succeeds (Linux); seatbelt -> unavailable
  *       (Apple); windows -> unavailable (Windows).
@@ -320,7 +322,11 @@ static int backend_valid(int32_t b)
 /* ---------------------------------------------------------- detection */
 
 static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
+/* Detection runs under detect_lock until it reaches a final answer: a
+ * probe that failed for a passing reason (SBX_E_IO: EMFILE, ENOMEM, a
+ * timeout) fails that call only, and the next call detects again. */
+static pthread_mutex_t detect_lock = PTHREAD_MUTEX_INITIALIZER;
+static int detect_done;                 /* under detect_lock */
 static int detect_started;              /* under cfg_lock: the config is frozen (read) */
 static int32_t cfg_backend = SBX_BACKEND_AUTO;
 static char *cfg_runner;                /* never freed once detection started */
@@ -329,6 +335,7 @@ static const struct sbx_backend *chosen;        /* NULL: detection failed closed
                                                  * later writes under cfg_lock */
 static int forced_backend;                      /* 1: no fallback */
 static sbx_code chosen_code = SBX_E_SANDBOX_UNAVAILABLE;
+static int chosen_errno;
 static char chosen_msg[SBX_ERROR_SIZE];
 
 static void note(const char *name, const char *why)
@@ -346,6 +353,21 @@ static void note(const char *name, const char *why)
                 memcpy(detect_notes + sizeof(detect_notes) - 4, "...", 4);
 }
 
+/* A probe failed for a passing reason: this call's answer, not final. */
+static void transient(const char *name, const sbx_error *e)
+{
+        chosen = NULL;
+        chosen_code = SBX_E_IO;
+        chosen_errno = e->sys_errno;
+        detect_done = 0;
+        int n = snprintf(chosen_msg, sizeof(chosen_msg),
+                         "the %s backend's probe failed for a passing reason (not remembered: "
+                         "the next call tries again): %.160s", name, e->message);
+
+        if (n < 0)
+                chosen_msg[0] = '\0';
+}
+
 static void detect(void)
 {
         const struct sbx_backend *be;
@@ -354,6 +376,12 @@ static void detect(void)
         sbx_error e;
         size_t i;
 
+        detect_done = 1;                /* unless a probe fails for a passing reason */
+        chosen_code = SBX_E_SANDBOX_UNAVAILABLE;
+        chosen_errno = 0;
+        (void) pthread_mutex_lock(&fallback_lock);
+        detect_notes[0] = '\0';
+        (void) pthread_mutex_unlock(&fallback_lock);
         (void) pthread_mutex_lock(&cfg_lock);
         detect_started = 1;
         forced = cfg_backend;
@@ -382,6 +410,10 @@ static void detect(void)
                 }
                 memset(&e, 0, sizeof(e));
                 if (be->probe(&e) != SBX_OK) {
+                        if (e.code == SBX_E_IO) {
+                                transient(be->name, &e);
+                                return;
+                        }
                         (void) snprintf(chosen_msg, sizeof(chosen_msg),
                                         "the forced %s backend is not usable: %.200s", be->name,
                                         e.message[0] != '\0' ? e.message : "its probe failed");
@@ -397,6 +429,10 @@ static void detect(void)
                         chosen = chain[i];
                         return;
                 }
+                if (e.code == SBX_E_IO) {
+                        transient(chain[i]->name, &e);
+                        return;
+                }
                 (void) pthread_mutex_lock(&fallback_lock);
                 note(chain[i]->name, e.message[0] != '\0' ? e.message : "probe failed");
                 (void) pthread_mutex_unlock(&fallback_lock);
@@ -404,16 +440,24 @@ static void detect(void)
         chosen = &backend_unavailable;   /* not reached: its probe never fails */
 }
 
+static void detect_run(void)
+{
+        (void) pthread_mutex_lock(&detect_lock);
+        if (!detect_done)
+                detect();
+        (void) pthread_mutex_unlock(&detect_lock);
+}
+
 sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err)
 {
         const struct sbx_backend *be;
 
-        (void) pthread_once(&detect_once, detect);
+        detect_run();
         (void) pthread_mutex_lock(&cfg_lock);
         be = chosen;
         (void) pthread_mutex_unlock(&cfg_lock);
         if (be == NULL)
-                return sbx__fail(err, chosen_code, 0, "%s", chosen_msg);
+                return sbx__fail(err, chosen_code, chosen_errno, "%s", chosen_msg);
         *out = be;
         return SBX_OK;
 }
@@ -453,7 +497,7 @@ sbx_code sbx__backend_verified(const struct sbx_backend **out, sbx_error *err)
 
 int sbx__backend_forced(void)
 {
-        (void) pthread_once(&detect_once, detect);
+        detect_run();
         return forced_backend;
 }
 
@@ -464,7 +508,7 @@ sbx_code sbx__backend_fell_back(const struct sbx_backend *failed,
         sbx_error e;
         size_t i, at = SBX__ARRAY_SIZE(chain);
 
-        (void) pthread_once(&detect_once, detect);
+        detect_run();
         if (forced_backend || failed == NULL)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
                                  "the forced backend cannot run here");

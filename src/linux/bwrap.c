@@ -584,8 +584,14 @@ static sbx_code start_process(struct start *st, const char *what, struct sbx__pr
 
 /* ----------------------------------------------------------------- probe */
 
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+/* The probe runs under probe_lock until it has a final answer: bwrap runs
+ * `true`, or the environment refuses it (not found, bwrap fails).  A
+ * failure for a passing reason (no fd, no memory, a timeout under load)
+ * is SBX_E_IO for that call, and the next call probes again. */
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static int probe_done;                  /* under probe_lock */
 static sbx_code probe_code = SBX_E_SANDBOX_UNAVAILABLE;
+static int probe_errno;
 static char probe_msg[SBX_ERROR_SIZE];
 static char *bwrap_bin;                 /* set once by the probe */
 
@@ -594,10 +600,16 @@ static void probe_fail(const char *fmt, ...)
 {
         va_list ap;
 
-        probe_code = SBX_E_SANDBOX_UNAVAILABLE;
         va_start(ap, fmt);
         (void) vsnprintf(probe_msg, sizeof(probe_msg), fmt, ap);
         va_end(ap);
+}
+
+/* The probe failed for a passing reason (errno e): not final. */
+static void probe_transient(int e)
+{
+        probe_code = SBX_E_IO;
+        probe_errno = e;
 }
 
 /* Wait for the probe at most timeout_ms, then kill it.  The wait status,
@@ -639,7 +651,15 @@ static void probe_run(void)
         struct sbx__proc proc;
         ssize_t n = 0;
 
-        r = sbx__which(runner != NULL ? runner : "bwrap", path, &bwrap_bin);
+        probe_code = SBX_E_SANDBOX_UNAVAILABLE;
+        probe_errno = 0;
+        probe_msg[0] = '\0';
+        r = bwrap_bin != NULL ? 0 : sbx__which(runner != NULL ? runner : "bwrap", path, &bwrap_bin);
+        if (r == -ENOMEM) {
+                probe_transient(ENOMEM);
+                probe_fail("bwrap: no memory to find bwrap");
+                return;
+        }
         if (r < 0) {
                 if (runner != NULL)
                         probe_fail("bwrap: the runner command \"%.200s\" is not usable: %s",
@@ -652,11 +672,13 @@ static void probe_run(void)
         argv[0] = bwrap_bin;
         devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+                probe_transient(errno);
                 probe_fail("bwrap: probe setup failed: %s", strerror(errno));
                 goto out;
         }
         /* The spawn's seccomp program too, on fd 3 (no keep_fds here). */
         if (seccomp_memfd("bwrap probe", &scfd, &e) != SBX_OK) {
+                probe_transient(e.sys_errno);
                 probe_fail("%s", e.message);
                 goto out;
         }
@@ -670,6 +692,10 @@ static void probe_run(void)
         st.seccomp_fd = scfd;
         st.new_session = 1;
         if (start_process(&st, "bwrap probe", &proc, &e) != SBX_OK) {
+                /* bwrap that cannot be executed is the environment's
+                 * answer; a process that cannot be started is not. */
+                if (strstr(e.message, "cannot start a process") != NULL)
+                        probe_transient(e.sys_errno);
                 probe_fail("%s", e.message);
                 goto out;
         }
@@ -684,6 +710,7 @@ static void probe_run(void)
         out[n > 0 ? n : 0] = '\0';
         out[strcspn(out, "\n")] = '\0';
         if (status == -1) {
+                probe_transient(ETIMEDOUT);
                 probe_fail("bwrap: `true` under bwrap did not finish within %d ms",
                            PROBE_TIMEOUT_MS);
         } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -705,10 +732,18 @@ out:
 
 sbx_code sbx__bwrap_probe(sbx_error *err)
 {
-        (void) pthread_once(&probe_once, probe_run);
-        if (probe_code != SBX_OK)
-                return sbx__fail(err, probe_code, 0, "%s", probe_msg);
-        return SBX_OK;
+        sbx_code r;
+
+        (void) pthread_mutex_lock(&probe_lock);
+        if (!probe_done) {
+                probe_run();
+                probe_done = probe_code != SBX_E_IO;
+        }
+        r = probe_code;
+        if (r != SBX_OK)
+                r = sbx__fail(err, r, probe_errno, "%s", probe_msg);
+        (void) pthread_mutex_unlock(&probe_lock);
+        return r;
 }
 
 /* -------------------------------------------------------- confine, spawn */
