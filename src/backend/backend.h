@@ -117,6 +117,9 @@ struct sbx_child {
         int32_t  memory_kind;
         int32_t  pids_kind;
         struct sbx__warm *warm; /* a warm executor's command: its zygote */
+        int32_t *shared;        /* Linux: the launch's progress page, which an
+                                 * init/monitor ends with the signal that ended
+                                 * the command (ladder.h); NULL = none */
         /* A proxied plan: the listening socket inside the child's network
          * namespace the spawn hands to the exec layer, which serves it
          * (src/net/) and closes it; -1 = none.  The serving execution

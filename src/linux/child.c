@@ -524,6 +524,17 @@ static void kill_leftovers(struct sbx__prep *p)
         }
 }
 
+/* The signal that ended the command (ours at a timeout or a kill
+ * request), or 0 if it exited. */
+static int run_signal(const struct served *sv)
+{
+        if (sv->parent_gone)
+                return 0;
+        if (init_timed_out || init_kill_tree)
+                return SIGKILL;
+        return WIFSIGNALED(sv->st) ? WTERMSIG(sv->st) : 0;
+}
+
 /* The exit code the init/monitor reports for a run (as a shell would). */
 static int run_code(const struct served *sv)
 {
@@ -581,6 +592,10 @@ static void run_init(struct sbx__prep *p)
         if (p->rung == 2)
                 (void) sbx__kill_orphans(p->children_fd);
         sbx__observe_finish(p->obs);
+        if (run_signal(&sv) != 0 && p->ch.progress != NULL) {
+                p->ch.progress[SBX__END_SIG_AT] = run_signal(&sv);
+                p->ch.progress[SBX__END_MAGIC_AT] = SBX__END_MAGIC;
+        }
         _exit(run_code(&sv));
 }
 
@@ -640,7 +655,7 @@ static void run_zygote(struct sbx__prep *p)
                 } cm;
                 struct pollfd idle[2];
                 struct sbx__zy_req *rq = (struct sbx__zy_req *) (void *) buf;
-                struct sbx__zy_rep rep = { SBX__ZY_MAGIC, 0 };
+                struct sbx__zy_rep rep = { SBX__ZY_MAGIC, 0, 0 };
                 struct sbx__prep local;
                 struct iovec iov = { buf, buf_len };
                 struct msghdr mh;
@@ -749,6 +764,7 @@ static void run_zygote(struct sbx__prep *p)
                         serve(&local, pid, listener, rq->timeout_ms, p->ctrl_fd, &sv);
                         kill_leftovers(p);
                         rep.code = run_code(&sv);
+                        rep.sig = run_signal(&sv);
                 } else {
                         sv.parent_gone = 0;
                         rep.code = SBX_EXIT_RUNNER_FAILURE;

@@ -806,6 +806,10 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
                 sbx__prep_free(&p);
                 return SBX_OK;
         }
+        /* The page stays with the child: its init/monitor reports there
+         * the signal that ended the command. */
+        child->shared = proc.shared;
+        proc.shared = NULL;
         sbx__proc_close_channel(&proc);
         free(home);
         free(home2);

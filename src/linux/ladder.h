@@ -299,7 +299,16 @@ struct sbx__zy_req {
 struct sbx__zy_rep {
         uint32_t magic;
         int32_t  code;          /* the exit code, as the init/monitor's own */
+        int32_t  sig;           /* the signal that ended the command, or 0 */
 };
+
+/* The progress page's words after the step (word 0): an init or monitor
+ * that exits for a command a signal ended writes SBX__END_MAGIC and the
+ * signal, so the host reports the signal rather than 128 + N (which a
+ * command can also exit with). */
+#define SBX__END_MAGIC_AT 1
+#define SBX__END_SIG_AT   2
+#define SBX__END_MAGIC    0x53424e44
 
 /* The host's end of a zygote (ladder.c starts it, warm.c drives it). */
 struct sbx__warm {
@@ -312,6 +321,7 @@ struct sbx__warm {
         char    *home, *home2;          /* the homes it hides (ladder.c) */
         int      busy;                  /* a command of it is running */
         int      dead;                  /* it ended or broke: start no command */
+        int      last_sig;              /* the signal that ended the last command, or 0 */
 };
 sbx_code sbx__ladder_zygote(int rung, const struct sbx_plan *plan, const sbx_spawn_options *opts,
                             struct sbx__warm *zy, sbx_error *err);

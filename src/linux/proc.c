@@ -9,8 +9,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -43,6 +45,13 @@ int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
         memset(&ru, 0, sizeof(ru));
         p.ru = &ru;
         r = sbx__proc_reap(&p, timeout_ms, status);
+        /* An init/monitor that exits 128 + N for a command signal N ended
+         * says so on the page: the status is the signal's. */
+        if (r == 0 && status != NULL && c->shared != NULL &&
+            c->shared[SBX__END_MAGIC_AT] == SBX__END_MAGIC && WIFEXITED(*status) &&
+            c->shared[SBX__END_SIG_AT] > 0 && c->shared[SBX__END_SIG_AT] < 128 &&
+            WEXITSTATUS(*status) == 128 + c->shared[SBX__END_SIG_AT])
+                *status = c->shared[SBX__END_SIG_AT];
         if (r == 0) {
                 c->user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000u + (uint64_t) ru.ru_utime.tv_usec;
                 c->sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000u + (uint64_t) ru.ru_stime.tv_usec;
@@ -151,6 +160,9 @@ void sbx__linux_child_release(sbx_child *c)
         if (c->pidfd >= 0)
                 (void) close(c->pidfd);
         c->pidfd = -1;
+        if (c->shared != NULL)
+                (void) munmap(c->shared, 4096);
+        c->shared = NULL;
 }
 
 /* The fds a child sent on sock (SCM_RIGHTS, received CLOEXEC): up to 5

@@ -130,6 +130,7 @@ static int read_reply(struct sbx__warm *w, int timeout_ms, int *code)
         }
         w->busy = 0;
         *code = rep.code;
+        w->last_sig = rep.sig > 0 && rep.sig < 128 && rep.code == 128 + rep.sig ? rep.sig : 0;
         return 0;
 }
 
@@ -149,7 +150,8 @@ int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status)
         if (r < 0)
                 code = 128 + SIGKILL;
         if (status != NULL)
-                *status = (code & 0xff) << 8;   /* as an init's exit status */
+                *status = r == 0 && w->last_sig != 0 ? w->last_sig    /* signalled */
+                                                     : (code & 0xff) << 8; /* as an init's */
         c->pid = -1;
         return 0;
 }

@@ -534,6 +534,93 @@ static void test_native_zygote_killed(void **state)
         zygote_case(*state, SBX_BACKEND_NATIVE, "rung 1 executor: the zygote");
 }
 
+/* ------------------------------------------- the signal that ended it */
+
+/* A command a signal ends is reported as that signal, on every rung and
+ * with or without a monitor; one that exits 128 + N is an exit. */
+static void test_signal_reported(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        struct fx *f = *state;
+        size_t b, t;
+
+        for (b = 0; b < 2; b++) {
+                for (t = 0; t < 2; t++) {
+                        const char *killed[] = { "/bin/sh", "-c", "kill -TERM $$; sleep 5", NULL };
+                        const char *exits[] = { "/bin/sh", "-c", "exit 143", NULL };
+                        sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
+                        sbx_error e = { 0, 0, { 0 } };
+                        sbx_plan *plan = NULL;
+                        sbx_child *c = NULL;
+                        int st = 0;
+
+                        o.backend = backends[b];
+                        o.timeout_ms = t ? 600000 : 0;
+                        assert_int_equal(sbx_plan_compile(f->profile, &plan, &e), SBX_OK);
+                        if (sbx_spawn(plan, killed, &o, &c, &e) != SBX_OK)
+                                fail_msg("sbx_spawn: %s", e.message);
+                        assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                        if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGTERM)
+                                fail_msg("backend %d, timeout %d: a command SIGTERM ended "
+                                         "reported status 0x%x", (int) backends[b], (int) t, st);
+                        sbx_child_free(c);
+                        c = NULL;
+                        if (sbx_spawn(plan, exits, &o, &c, &e) != SBX_OK)
+                                fail_msg("sbx_spawn: %s", e.message);
+                        assert_int_equal(sbx_child_wait(c, &st, &e), SBX_OK);
+                        if (!WIFEXITED(st) || WEXITSTATUS(st) != 143)
+                                fail_msg("backend %d, timeout %d: exit 143 reported status 0x%x",
+                                         (int) backends[b], (int) t, st);
+                        sbx_child_free(c);
+                        sbx_plan_free(plan);
+                }
+        }
+}
+
+static void test_signal_reported_executor(void **state)
+{
+        static const int32_t backends[] = { SBX_BACKEND_NATIVE, SBX_BACKEND_LANDLOCK };
+        struct fx *f = *state;
+        char root[4200];
+        size_t b;
+
+        snprintf(root, sizeof(root), "%s/../sbx-tree-sig-%ld", f->ws, (long) getpid());
+        for (b = 0; b < 2; b++) {
+                sbx_executor_set_options so = SBX_EXECUTOR_SET_OPTIONS_INIT;
+                sbx_run_options ro = SBX_RUN_OPTIONS_INIT;
+                sbx_run_result res;
+                sbx_error e = { 0, 0, { 0 } };
+                sbx_executor_set *set = NULL;
+                sbx_executor *ex = NULL;
+                int k;
+
+                so.scratch_root = root;
+                so.max_executors = 1;
+                so.backend = backends[b];
+                assert_int_equal(sbx_executor_set_new(f->profile, &so, &set, &e), SBX_OK);
+                assert_int_equal(sbx_executor_set_get(set, "k", &ex, &e), SBX_OK);
+                for (k = 0; k < 2; k++) {       /* cold (first) and warm */
+                        memset(&res, 0, sizeof(res));
+                        ro.command = "kill -TERM $$; sleep 5";
+                        if (sbx_executor_run(ex, &ro, &res, &e) != SBX_OK)
+                                fail_msg("sbx_executor_run: %s", e.message);
+                        if (res.signal != SIGTERM)
+                                fail_msg("backend %d run %d: signal %d, exited %d, exit_code %d",
+                                         (int) backends[b], k, (int) res.signal,
+                                         (int) res.exited, (int) res.exit_code);
+                        sbx_run_result_free(&res);
+                        memset(&res, 0, sizeof(res));
+                        ro.command = "exit 143";
+                        assert_int_equal(sbx_executor_run(ex, &ro, &res, &e), SBX_OK);
+                        assert_int_equal(res.signal, 0);
+                        assert_int_equal(res.exit_code, 143);
+                        sbx_run_result_free(&res);
+                }
+                sbx_executor_set_free(set);
+        }
+        (void) rmdir(root);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -545,6 +632,8 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_landlock_zygote_killed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_native_zygote_killed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_signal_reported, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_signal_reported_executor, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
