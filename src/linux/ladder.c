@@ -112,14 +112,18 @@ static void remove_scratch(const char *path)
 /* In the user's one scratch parent, which every other sandbox hides (llrules.c). */
 static sbx_code make_scratch(char **out, sbx_error *err)
 {
-        char base[64], buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX];
+        char base[64], buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX], tag[96];
         int e = sbx__run_scratch_parent(base, sizeof(base));
 
         if (e < 0)
                 return sbx__fail(err, SBX_E_IO, -e, "sbx_spawn: cannot use the scratch parent "
                                  "%s (a directory of this user, mode 0700)", base);
         sbx__sweep_dead(base, "sbx-run-", remove_scratch);
-        (void) snprintf(buf, sizeof(buf), "%s/sbx-run-%ld-XXXXXX", base, (long) getpid());
+        /* Named by its owner (pid, start time, pid namespace): a later
+         * spawn of any process tells a dead owner from a reused pid. */
+        if (sbx__owner_tag(tag, sizeof(tag)) < 0)
+                (void) snprintf(tag, sizeof(tag), "%ld", (long) getpid());
+        (void) snprintf(buf, sizeof(buf), "%s/sbx-run-%s-XXXXXX", base, tag);
         if (mkdtemp(buf) == NULL)
                 return sbx__fail(err, SBX_E_IO, errno, "sbx_spawn: cannot create a scratch "
                                  "directory under \"%s\"", base);

@@ -60,7 +60,7 @@ static void pause_ms(long ms)
 /* 1 if /proc/<pid>/environ holds the entry mark ("TZ=..."). */
 static int has_mark(const char *pid, const char *mark)
 {
-        char path[64], buf[65536];
+        char path[300], buf[65536];
         size_t len = strlen(mark);
         ssize_t n, i;
         int fd;
@@ -83,7 +83,7 @@ static int has_mark(const char *pid, const char *mark)
 /* The session of a pid, -1 if it cannot be read; its state in *st. */
 static long session_of(const char *pid, char *st)
 {
-        char path[64], buf[1024], *p;
+        char path[300], buf[1024], *p;
         long ppid, pgrp, sid;
         ssize_t n;
         int fd;
@@ -131,7 +131,7 @@ static int count_marked(const char *mark, long sid, long *bad_sid)
 
 static long ppid_of(const char *pid)
 {
-        char path[64], buf[1024], *p, st;
+        char path[300], buf[1024], *p, st;
         long ppid;
         ssize_t n;
         int fd;
