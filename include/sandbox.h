@@ -1070,11 +1070,11 @@ typedef struct sbx_child sbx_child;
  * Errors: SBX_E_INVALID, SBX_E_GRANT_DENIED, SBX_E_GRANT_REQUIRED,
  * SBX_E_SANDBOX_UNAVAILABLE, SBX_E_NOT_FOUND (the command, or the cwd or
  * workspace root does not exist; the message names it), SBX_E_RANGE (a
- * cwd longer than SBX_PATH_MAX, memory_max below 1 MiB or too small to
- * start the command), SBX_E_IO, SBX_E_NOMEM, SBX_E_INTERNAL.  A resource
+ * cwd longer than SBX_PATH_MAX, memory_max below 1 MiB), SBX_E_IO,
+ * SBX_E_NOMEM, SBX_E_INTERNAL.  A resource
  * that ran out for the moment is SBX_E_NOMEM (ENOMEM) or SBX_E_IO
- * (EMFILE, ENFILE, EAGAIN, ENOSPC) with its errno, never remembered: the
- * next spawn may succeed.  Thread-safety: safe (any number of threads at once,
+ * (EMFILE, ENFILE, EAGAIN, ENOBUFS, ENOSPC) with its errno, never
+ * remembered: the next spawn may succeed.  Thread-safety: safe (any number of threads at once,
  * and the spawning thread may exit before the child does).  For the native
  * and landlock backends the host's SIGCHLD disposition and reapers do not
  * matter (the child signals no SIGCHLD and only this handle reaps it); a
