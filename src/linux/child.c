@@ -227,11 +227,6 @@ static void close_all_but(const int *fds, size_t n)
         (void) syscall(SYS_close_range, lo, ~0U, 0U);
 }
 
-static void init_nothing(int sig)
-{
-        (void) sig;     /* SIGCHLD: only interrupts ppoll */
-}
-
 /* The pids in /proc/<tid>/children (fd, read from offset 0), killed.
  * 1 if any was found, 0 if none, -1 if it cannot be read. */
 static int kill_listed(int fd)
@@ -395,32 +390,22 @@ struct served {
  * heap) that never execs.  Non-dumpable, its /proc/1/{environ,mem,maps}
  * are closed to the command, which runs as the same user in the same
  * namespace; the command's own execve makes it dumpable again. */
+static void init_signal(int sig)
+{
+        if (sig == SBX__SIG_KILLTREE)
+                init_killtree(sig);
+        else if (sig == SBX__SIG_STOPTREE)
+                init_stoptree(sig);
+        else if (sig != SIGCHLD)        /* SIGCHLD only interrupts ppoll */
+                init_forward(sig);
+}
+
 static void init_setup(struct sbx__prep *p)
 {
-        struct sigaction sa;
-        sigset_t all;
-        int sig;
-
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 sbx__child_fail(&p->ch, STEP_CAPS, errno, 0);
         init_rung = p->rung;
-        sigfillset(&all);
-        (void) sigprocmask(SIG_SETMASK, &all, NULL);
-        memset(&sa, 0, sizeof(sa));
-        sigfillset(&sa.sa_mask);
-        for (sig = 1; sig < NSIG; sig++) {
-                switch (sig) {
-                case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE:
-                case SIGILL: case SIGTRAP: case SIGSYS: case SIGABRT:
-                        continue;
-                default:
-                        break;
-                }
-                sa.sa_handler = sig == SIGCHLD ? init_nothing
-                                : sig == SBX__SIG_KILLTREE ? init_killtree
-                                : sig == SBX__SIG_STOPTREE ? init_stoptree : init_forward;
-                (void) sigaction(sig, &sa, NULL);
-        }
+        sbx__child_catch_signals(init_signal);
 }
 
 /* Watch the running command `pid` until it is reaped: serve the

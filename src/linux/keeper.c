@@ -39,15 +39,10 @@
 
 static volatile pid_t keeper_child;
 
-static void keeper_forward(int sig)
+static void keeper_signal(int sig)
 {
-        if (keeper_child > 0)
+        if (sig != SIGCHLD && keeper_child > 0)     /* SIGCHLD only interrupts ppoll */
                 (void) kill(keeper_child, sig);
-}
-
-static void keeper_nothing(int sig)
-{
-        (void) sig;     /* SIGCHLD: only interrupts ppoll */
 }
 
 /* Every fd but a and b, stdio included (the program's pipes must see EOF
@@ -93,8 +88,7 @@ static void exit_as(int st)
 void sbx__keeper_run(struct sbx__chan *ch, pid_t parent, void (*exec_fn)(void *, struct sbx__chan *),
                      void *arg)
 {
-        struct sigaction sa;
-        sigset_t all, none;
+        sigset_t none;
         int pidfd, children, st = 0, sig, host_gone = 0;
         pid_t self = getpid(), pid, w;
 
@@ -119,21 +113,7 @@ void sbx__keeper_run(struct sbx__chan *ch, pid_t parent, void (*exec_fn)(void *,
                 sbx__child_fail(ch, STEP_FORK, errno, 0);
         /* Signals are taken only inside ppoll; the catchable ones go on to
          * the program. */
-        sigfillset(&all);
-        (void) sigprocmask(SIG_SETMASK, &all, NULL);
-        memset(&sa, 0, sizeof(sa));
-        sigfillset(&sa.sa_mask);
-        for (sig = 1; sig < NSIG; sig++) {
-                switch (sig) {
-                case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE:
-                case SIGILL: case SIGTRAP: case SIGSYS: case SIGABRT:
-                        continue;
-                default:
-                        break;
-                }
-                sa.sa_handler = sig == SIGCHLD ? keeper_nothing : keeper_forward;
-                (void) sigaction(sig, &sa, NULL);
-        }
+        sbx__child_catch_signals(keeper_signal);
         pid = sbx__clone_fork();
         if (pid < 0)
                 sbx__child_fail(ch, STEP_FORK, errno, 0);

@@ -100,50 +100,6 @@ uint32_t sbx__landlock_guarantees(const struct sbx_plan *plan)
 
 /* ------------------------------------------------------ parent helpers */
 
-/* A dead host's scratch directory, if it is ours (sweep.c). */
-static void remove_scratch(const char *path)
-{
-        struct stat st;
-
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-                (void) sbx__rm_rf(path);
-}
-
-/* In the user's one scratch parent, which every other sandbox hides (llrules.c). */
-static sbx_code make_scratch(char **out, sbx_error *err)
-{
-        char base[64], buf[SBX_PATH_MAX - 16], sub[SBX_PATH_MAX], tag[96];
-        int e = sbx__run_scratch_parent(base, sizeof(base));
-
-        if (e < 0)
-                return sbx__fail(err, SBX_E_IO, -e, "sbx_spawn: cannot use the scratch parent "
-                                 "%s (a directory of this user, mode 0700)", base);
-        sbx__sweep_dead(base, "sbx-run-", remove_scratch);
-        /* Named by its owner (pid, start time, pid namespace): a later
-         * spawn of any process tells a dead owner from a reused pid. */
-        if (sbx__owner_tag(tag, sizeof(tag)) < 0)
-                (void) snprintf(tag, sizeof(tag), "%ld", (long) getpid());
-        (void) snprintf(buf, sizeof(buf), "%s/sbx-run-%s-XXXXXX", base, tag);
-        if (mkdtemp(buf) == NULL)
-                return sbx__fail(err, SBX_E_IO, errno, "sbx_spawn: cannot create a scratch "
-                                 "directory under \"%s\"", base);
-        (void) snprintf(sub, sizeof(sub), "%s/home", buf);
-        if (mkdir(sub, 0700) < 0)
-                goto fail;
-        (void) snprintf(sub, sizeof(sub), "%s/tmp", buf);
-        if (mkdir(sub, 0700) < 0)
-                goto fail;
-        if ((*out = sbx__strdup(buf)) == NULL) {
-                (void) sbx__rm_rf(buf);
-                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
-        }
-        return SBX_OK;
-fail:
-        e = errno;
-        (void) sbx__rm_rf(buf);
-        return sbx__fail(err, SBX_E_IO, e, "sbx_spawn: cannot create the scratch HOME/TMPDIR");
-}
-
 /* Rung 1 is unusable in this process once the environment refused to
  * create or map its namespaces (not for plan-specific failures). */
 static atomic_int native_broken;
@@ -541,7 +497,7 @@ static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *cons
 
                 p.envp = sbx__plan_env(plan, src_env, h, "/tmp");
         } else {
-                r = make_scratch(&scratch, err);
+                r = sbx__make_scratch(&scratch, err);
                 if (r != SBX_OK)
                         goto fail;
                 (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", scratch);

@@ -156,6 +156,28 @@ void sbx__child_reset_signals(void)
         (void) sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+void sbx__child_catch_signals(void (*handler)(int))
+{
+        struct sigaction sa;
+        sigset_t all;
+        int sig;
+
+        sigfillset(&all);
+        (void) sigprocmask(SIG_SETMASK, &all, NULL);
+        memset(&sa, 0, sizeof(sa));
+        sigfillset(&sa.sa_mask);
+        sa.sa_handler = handler;
+        for (sig = 1; sig < NSIG; sig++) {
+                switch (sig) {
+                case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE:
+                case SIGILL: case SIGTRAP: case SIGSYS: case SIGABRT:
+                        continue;       /* uncatchable, or a fault of our own */
+                default:
+                        (void) sigaction(sig, &sa, NULL);
+                }
+        }
+}
+
 void sbx__child_close_others(const struct sbx__chan *ch, const int *keep, size_t n)
 {
         int v[80];

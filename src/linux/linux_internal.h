@@ -164,6 +164,9 @@ int sbx__write_text(const char *path, const char *text);
  * of base whose pid is gone (not ours); once per (base, prefix) per
  * process.  For what a kill -9'd host left behind. */
 void sbx__sweep_dead(const char *base, const char *prefix, void (*remove)(const char *path));
+/* scratch.c: a new rung-2 scratch directory with home/ and tmp/ in the
+ * user's scratch parent (*out malloc'd).  SBX_E_IO, SBX_E_NOMEM. */
+sbx_code sbx__make_scratch(char **out, sbx_error *err);
 
 /* tree.c: what is left of a run whose keeper (rung-2 monitor or zygote,
  * the bwrap keeper) died.  The run is the keeper's session; the keeper
@@ -295,6 +298,10 @@ int sbx__child_at(struct sbx__chan *ch, int step);
 void sbx__child_fail(const struct sbx__chan *ch, int step, int e, int index) SBX__NORETURN;
 /* Default dispositions for every signal, nothing blocked. */
 void sbx__child_reset_signals(void);
+/* Every signal blocked (taken only where the caller unblocks them, as in
+ * ppoll), and every catchable one but the synchronous faults handled by
+ * handler with all signals masked. */
+void sbx__child_catch_signals(void (*handler)(int));
 /* Close every fd from 3 up but the channel's and keep[0..n) (>= 3 only):
  * a child started while another thread spawned must not hold that spawn's
  * pipe ends through its own setup.  Async-signal-safe. */
