@@ -331,7 +331,11 @@ sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
                 }
                 if (rc < 0 && rc != -ETIMEDOUT)
                         rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
-                if (rep.step == STEP_EXEC)
+                if (rep.step == STEP_EXEC && (rep.err == ENOENT || rep.err == ENOTDIR))
+                        r = sbx__fail(err, SBX_E_NOT_FOUND, rep.err, "%s: command \"%.200s\" "
+                                      "not found in the sandbox: %s", fn, exec_path,
+                                      strerror(rep.err));
+                else if (rep.step == STEP_EXEC)
                         r = sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%s\" in the "
                                       "sandbox: %s", fn, exec_path, strerror(rep.err));
                 else
