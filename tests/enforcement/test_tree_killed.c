@@ -80,11 +80,12 @@ static int has_mark(const char *pid, const char *mark)
         return 0;
 }
 
-/* The session of a pid, -1 if it cannot be read; its state in *st. */
-static long session_of(const char *pid, char *st)
+/* State, parent and session of a pid from /proc/<pid>/stat; -1 if it
+ * cannot be read. */
+static int stat_of(const char *pid, char *st, long *ppid, long *sid)
 {
         char path[300], buf[1024], *p;
-        long ppid, pgrp, sid;
+        long pgrp;
         ssize_t n;
         int fd;
 
@@ -98,9 +99,17 @@ static long session_of(const char *pid, char *st)
                 return -1;
         buf[n] = '\0';
         p = strrchr(buf, ')');
-        if (p == NULL || sscanf(p + 2, "%c %ld %ld %ld", st, &ppid, &pgrp, &sid) != 4)
+        if (p == NULL || sscanf(p + 2, "%c %ld %ld %ld", st, ppid, &pgrp, sid) != 4)
                 return -1;
-        return sid;
+        return 0;
+}
+
+/* The session of a pid, -1 if it cannot be read; its state in *st. */
+static long session_of(const char *pid, char *st)
+{
+        long ppid, sid;
+
+        return stat_of(pid, st, &ppid, &sid) < 0 ? -1 : sid;
 }
 
 /* Live (not zombie) processes carrying mark; each one's session must be
@@ -131,24 +140,10 @@ static int count_marked(const char *mark, long sid, long *bad_sid)
 
 static long ppid_of(const char *pid)
 {
-        char path[300], buf[1024], *p, st;
-        long ppid;
-        ssize_t n;
-        int fd;
+        long ppid, sid;
+        char st;
 
-        snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -1;
-        n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0)
-                return -1;
-        buf[n] = '\0';
-        p = strrchr(buf, ')');
-        if (p == NULL || sscanf(p + 2, "%c %ld", &st, &ppid) != 2)
-                return -1;
-        return ppid;
+        return stat_of(pid, &st, &ppid, &sid) < 0 ? -1 : ppid;
 }
 
 /* The parent (host pid) of the marked process whose parent is not marked:
