@@ -58,14 +58,6 @@ for f in "$root"/src/*.c; do
         echo "layering: $f is outside every layer folder" >&2
         fail=1
 done
-# No source file over 1000 lines.
-for f in "$root"/src/*/*.[ch]; do
-        n=$(wc -l < "$f")
-        if [ "$n" -gt 1000 ]; then
-                echo "layering: $f has $n lines (at most 1000)" >&2
-                fail=1
-        fi
-done
 # Bare, non-CLOEXEC fd creation is rejected in the library (STYLE.md 25).
 if grep -rnE '\b(pipe|dup|accept|epoll_create|inotify_init)\(' "$root/src" --include=*.c; then
         echo "use the CLOEXEC variants (pipe2, F_DUPFD_CLOEXEC, accept4, ...)" >&2

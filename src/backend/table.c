@@ -69,13 +69,13 @@ static sbx_code unavailable_confine(const struct sbx_plan *plan, const sbx_profi
 }
 
 static sbx_code unavailable_spawn(const struct sbx_plan *plan, const char *const *argv,
-                                  const sbx_spawn_options *opts, sbx_child **out,
+                                  const sbx_spawn_options *opts, sbx_child *child,
                                   sbx_error *err)
 {
         (void) plan;
         (void) argv;
         (void) opts;
-        (void) out;
+        (void) child;
         return unavailable_fail(err);
 }
 
@@ -103,11 +103,16 @@ static void unavailable_release(sbx_child *child)
 
 static const char *const no_denials[] = { NULL };
 
+static const struct sbx__child_ops unavailable_ops = {
+        .wait = unavailable_wait, .kill = unavailable_kill, .release = unavailable_release,
+};
+
 static const struct sbx_backend backend_unavailable = {
-        SBX_BACKEND_UNAVAILABLE, "unavailable", unavailable_probe, unavailable_probe,
-        unavailable_guarantees, unavailable_guarantees,
-        unavailable_confine, unavailable_spawn, unavailable_wait, unavailable_kill,
-        unavailable_release, no_denials, NULL, NULL, NULL,
+        .id = SBX_BACKEND_UNAVAILABLE, .name = "unavailable", .supports = SBX__ROW_PLACEHOLDER,
+        .probe = unavailable_probe, .verify = unavailable_probe,
+        .guarantees = unavailable_guarantees, .confine_guarantees = unavailable_guarantees,
+        .confine = unavailable_confine, .spawn = unavailable_spawn,
+        .child_ops = &unavailable_ops, .denial_signatures = no_denials,
 };
 
 #if defined(__linux__) && !defined(SBX_NO_LINUX_BACKEND)
@@ -117,36 +122,50 @@ static const char *const linux_denials[] = {
         "Permission denied", "Read-only file system", "Operation not permitted", NULL,
 };
 
+/* Rung 1: namespaces, Landlock, seccomp, the supervisor, cgroups. */
 static const struct sbx_backend backend_native = {
-        SBX_BACKEND_NATIVE, "native", sbx__native_probe, sbx__native_verify,
-        sbx__native_guarantees, sbx__native_confine_guarantees,
-        sbx__runner_confine_native, sbx__native_spawn, sbx__linux_child_wait,
-        sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
-        sbx__native_warm_start, sbx__warm_spawn, sbx__warm_stop,
+        .id = SBX_BACKEND_NATIVE, .name = "native",
+        .supports = SBX__ROW_OBSERVE | SBX__ROW_EXECUTORS | SBX__ROW_PROXY |
+                    SBX__ROW_LIMITS,
+        .probe = sbx__native_probe, .verify = sbx__native_verify,
+        .guarantees = sbx__native_guarantees,
+        .confine_guarantees = sbx__native_confine_guarantees,
+        .confine = sbx__runner_confine_native, .spawn = sbx__native_spawn,
+        .child_ops = &sbx__linux_child_ops, .denial_signatures = linux_denials,
+        .warm_start = sbx__native_warm_start, .warm_spawn = sbx__warm_spawn,
+        .warm_stop = sbx__warm_stop,
 };
 
+/* Rung 2: no namespaces, so no network namespace for the proxy. */
 static const struct sbx_backend backend_landlock = {
-        SBX_BACKEND_LANDLOCK, "landlock", sbx__landlock_probe, sbx__landlock_verify,
-        sbx__landlock_guarantees, sbx__landlock_guarantees,
-        sbx__runner_confine_landlock, sbx__landlock_spawn, sbx__linux_child_wait,
-        sbx__linux_child_kill, sbx__linux_child_release, linux_denials,
-        sbx__landlock_warm_start, sbx__warm_spawn, sbx__warm_stop,
+        .id = SBX_BACKEND_LANDLOCK, .name = "landlock",
+        .supports = SBX__ROW_OBSERVE | SBX__ROW_EXECUTORS | SBX__ROW_LIMITS |
+                    SBX__ROW_META_REFUSED,
+        .probe = sbx__landlock_probe, .verify = sbx__landlock_verify,
+        .guarantees = sbx__landlock_guarantees, .confine_guarantees = sbx__landlock_guarantees,
+        .confine = sbx__runner_confine_landlock, .spawn = sbx__landlock_spawn,
+        .child_ops = &sbx__linux_child_ops, .denial_signatures = linux_denials,
+        .warm_start = sbx__landlock_warm_start, .warm_spawn = sbx__warm_spawn,
+        .warm_stop = sbx__warm_stop,
 };
 
 static const struct sbx_backend backend_bwrap = {
-        SBX_BACKEND_BWRAP, "bwrap", sbx__bwrap_probe, sbx__bwrap_probe,
-        sbx__bwrap_guarantees, sbx__bwrap_confine_guarantees,
-        sbx__bwrap_confine, sbx__bwrap_spawn, sbx__linux_child_wait,
-        sbx__linux_child_kill, sbx__linux_child_release, linux_denials, NULL, NULL, NULL,
+        .id = SBX_BACKEND_BWRAP, .name = "bwrap",
+        .probe = sbx__bwrap_probe, .verify = sbx__bwrap_probe,
+        .guarantees = sbx__bwrap_guarantees,
+        .confine_guarantees = sbx__bwrap_confine_guarantees,
+        .confine = sbx__bwrap_confine, .spawn = sbx__bwrap_spawn,
+        .child_ops = &sbx__linux_child_ops, .denial_signatures = linux_denials,
 };
 
 /* Direct (unconfined, acknowledged) plans: not a sandbox, never chosen by
  * detection; reported as backend "auto" with nothing enforced. */
 static const struct sbx_backend backend_direct = {
-        SBX_BACKEND_AUTO, "direct", unavailable_probe, unavailable_probe,
-        unavailable_guarantees, unavailable_guarantees,
-        unavailable_confine, sbx__direct_spawn, sbx__linux_child_wait,
-        sbx__linux_child_kill, sbx__linux_child_release, no_denials, NULL, NULL, NULL,
+        .id = SBX_BACKEND_AUTO, .name = "direct",
+        .probe = unavailable_probe, .verify = unavailable_probe,
+        .guarantees = unavailable_guarantees, .confine_guarantees = unavailable_guarantees,
+        .confine = unavailable_confine, .spawn = sbx__direct_spawn,
+        .child_ops = &sbx__linux_child_ops, .denial_signatures = no_denials,
 };
 #endif
 
@@ -161,18 +180,15 @@ static const struct sbx_backend backend_windows = {
         .probe = sbx__win_probe, .verify = sbx__win_probe,
         .guarantees = sbx__win_guarantees, .confine_guarantees = unavailable_guarantees,
         .confine = sbx__win_confine, .spawn = sbx__win_spawn,
-        .wait = sbx__win_child_wait, .kill = sbx__win_child_kill,
-        .release = sbx__win_child_release, .denial_signatures = windows_denials,
+        .child_ops = &sbx__win_child_ops, .denial_signatures = windows_denials,
 };
 
-/* Direct (unconfined, acknowledged) plans on Windows: a job object only. */
 static const struct sbx_backend backend_win_direct = {
         .id = SBX_BACKEND_AUTO, .name = "direct",
         .probe = unavailable_probe, .verify = unavailable_probe,
         .guarantees = unavailable_guarantees, .confine_guarantees = unavailable_guarantees,
         .confine = unavailable_confine, .spawn = sbx__win_direct_spawn,
-        .wait = sbx__win_child_wait, .kill = sbx__win_child_kill,
-        .release = sbx__win_child_release, .denial_signatures = no_denials,
+        .child_ops = &sbx__win_child_ops, .denial_signatures = no_denials,
 };
 #endif
 
@@ -187,8 +203,7 @@ static const struct sbx_backend backend_seatbelt = {
         .probe = sbx__seatbelt_probe, .verify = sbx__seatbelt_probe,
         .guarantees = sbx__seatbelt_guarantees, .confine_guarantees = sbx__seatbelt_guarantees,
         .confine = sbx__seatbelt_confine, .spawn = sbx__seatbelt_spawn,
-        .wait = sbx__darwin_child_wait, .kill = sbx__darwin_child_kill,
-        .release = sbx__darwin_child_release, .denial_signatures = seatbelt_denials,
+        .child_ops = &sbx__darwin_child_ops, .denial_signatures = seatbelt_denials,
 };
 #endif
 
@@ -225,6 +240,13 @@ const struct sbx_backend *sbx__backend_get(int32_t id)
                 if (chain[i]->id == id)
                         return chain[i];
         return NULL;
+}
+
+int sbx__backend_supports(int32_t id, uint32_t what)
+{
+        const struct sbx_backend *be = sbx__backend_get(id);
+
+        return be != NULL && (be->supports & what) == what;
 }
 
 /* ------------------------------------------------------- runner rules */
@@ -321,18 +343,15 @@ static int backend_valid(int32_t b)
 
 /* ---------------------------------------------------------- detection */
 
-static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t chosen_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Detection runs under detect_lock until it reaches a final answer: a
  * probe that failed for a passing reason (SBX_E_IO: EMFILE, ENOMEM, a
  * timeout) fails that call only, and the next call detects again. */
 static pthread_mutex_t detect_lock = PTHREAD_MUTEX_INITIALIZER;
 static int detect_done;                 /* under detect_lock */
-static int detect_started;              /* under cfg_lock: the config is frozen (read) */
-static int32_t cfg_backend = SBX_BACKEND_AUTO;
-static char *cfg_runner;                /* never freed once detection started */
 
 static const struct sbx_backend *chosen;        /* NULL: detection failed closed;
-                                                 * later writes under cfg_lock */
+                                                 * later writes under chosen_lock */
 static int forced_backend;                      /* 1: no fallback */
 static sbx_code chosen_code = SBX_E_SANDBOX_UNAVAILABLE;
 static int chosen_errno;
@@ -382,10 +401,7 @@ static void detect(void)
         (void) pthread_mutex_lock(&fallback_lock);
         detect_notes[0] = '\0';
         (void) pthread_mutex_unlock(&fallback_lock);
-        (void) pthread_mutex_lock(&cfg_lock);
-        detect_started = 1;
-        forced = cfg_backend;
-        (void) pthread_mutex_unlock(&cfg_lock);
+        forced = sbx__local_backend();          /* frozen from now on */
 
         if (forced == SBX_BACKEND_AUTO) {
                 env = sbx__secure_getenv("SBX_BACKEND");
@@ -453,9 +469,9 @@ sbx_code sbx__backend_chosen(const struct sbx_backend **out, sbx_error *err)
         const struct sbx_backend *be;
 
         detect_run();
-        (void) pthread_mutex_lock(&cfg_lock);
+        (void) pthread_mutex_lock(&chosen_lock);
         be = chosen;
-        (void) pthread_mutex_unlock(&cfg_lock);
+        (void) pthread_mutex_unlock(&chosen_lock);
         if (be == NULL)
                 return sbx__fail(err, chosen_code, chosen_errno, "%s", chosen_msg);
         *out = be;
@@ -529,74 +545,12 @@ sbx_code sbx__backend_fell_back(const struct sbx_backend *failed,
         (void) pthread_mutex_unlock(&fallback_lock);
         if (next == NULL)
                 next = &backend_unavailable;
-        (void) pthread_mutex_lock(&cfg_lock);
+        (void) pthread_mutex_lock(&chosen_lock);
         if (chosen == failed)
                 chosen = next;
         next = chosen;
-        (void) pthread_mutex_unlock(&cfg_lock);
+        (void) pthread_mutex_unlock(&chosen_lock);
         *out = next;
-        return SBX_OK;
-}
-
-const char *sbx__runner_command(void)
-{
-        const char *r;
-
-        /* Whoever reads the config (detection, or a backend probed
-         * explicitly before it) freezes it: it can no longer change under
-         * a cached probe result. */
-        (void) pthread_mutex_lock(&cfg_lock);
-        detect_started = 1;
-        r = cfg_runner;
-        (void) pthread_mutex_unlock(&cfg_lock);
-        return r;
-}
-
-sbx_code sbx_local_config_set(const sbx_local_config *cfg, sbx_error *err)
-{
-        static const char fn[] = "sbx_local_config_set";
-        char *runner = NULL;
-
-        if (cfg == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cfg is NULL", fn);
-        if (cfg->version != SBX_LOCAL_CONFIG_VERSION)
-                return sbx__fail(err, SBX_E_INVALID, 0,
-                                 "%s: cfg->version is %u, expected %u (use SBX_LOCAL_CONFIG_INIT)",
-                                 fn, (unsigned) cfg->version, (unsigned) SBX_LOCAL_CONFIG_VERSION);
-        if (!backend_valid(cfg->backend))
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: cfg->backend %d is not a backend",
-                                 fn, (int) cfg->backend);
-        if (cfg->runner_command != NULL) {
-                size_t n = strlen(cfg->runner_command);
-
-                if (n == 0)
-                        return sbx__fail(err, SBX_E_INVALID, 0,
-                                         "%s: cfg->runner_command is empty (NULL = default)", fn);
-                if (n >= SBX_PATH_MAX)
-                        return sbx__fail(err, SBX_E_RANGE, 0,
-                                         "%s: cfg->runner_command is longer than %d bytes", fn,
-                                         SBX_PATH_MAX - 1);
-                if (strchr(cfg->runner_command, '/') != NULL && cfg->runner_command[0] != '/')
-                        return sbx__fail(err, SBX_E_INVALID, 0,
-                                         "%s: cfg->runner_command must be an absolute path or "
-                                         "a bare name searched in PATH", fn);
-                runner = sbx__strdup(cfg->runner_command);
-                if (runner == NULL)
-                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-        }
-        (void) pthread_mutex_lock(&cfg_lock);
-        if (detect_started) {
-                (void) pthread_mutex_unlock(&cfg_lock);
-                free(runner);
-                return sbx__fail(err, SBX_E_TOO_LATE, 0,
-                                 "%s: backend detection already ran (or a backend was probed) "
-                                 "in this process; set the local config before the first "
-                                 "confine, spawn, detect or guarantees call", fn);
-        }
-        free(cfg_runner);
-        cfg_runner = runner;
-        cfg_backend = cfg->backend;
-        (void) pthread_mutex_unlock(&cfg_lock);
         return SBX_OK;
 }
 

@@ -248,4 +248,10 @@ int sbx__plan_env_set(const struct sbx_plan *in, const char *const *env, size_t 
  */
 char *sbx__plan_escape(const char *s);
 
+/* The local configuration (localcfg.c): the forced backend (AUTO = none)
+ * and runner command (NULL = default).  Reading either freezes it:
+ * sbx_local_config_set fails from then on. */
+int32_t sbx__local_backend(void);
+const char *sbx__local_runner(void);
+
 #endif /* SBX_COMPILE_PLAN_INTERNAL_H */

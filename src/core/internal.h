@@ -120,6 +120,15 @@ void sbx__strv_push2(struct sbx__strv *s, const char *a, const char *b);
 char **sbx__strv_finish(struct sbx__strv *s, size_t *n_out);
 void sbx__strv_discard(struct sbx__strv *s);
 
+/* -------------------------------------------------------------- clocks */
+
+/* CLOCK_MONOTONIC in ms, in us (clock.c). */
+int64_t sbx__now_ms(void);
+int64_t sbx__now_us(void);
+/* Unix ms (CLOCK_REALTIME): grant expiry and event times are wall-clock,
+ * as the caller's. */
+int64_t sbx__wall_ms(void);
+
 /* ------------------------------------------------------------- helpers */
 
 /* secure_getenv where the C library has it (glibc), else getenv unless

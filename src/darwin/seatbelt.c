@@ -72,7 +72,7 @@ sbx_code sbx__seatbelt_confine(const struct sbx_plan *plan, const sbx_profile *p
 }
 
 sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *argv,
-                             const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                             const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
         static const char fn[] = "sbx_spawn";
         struct sbx__sbpl_opts so;
@@ -84,7 +84,6 @@ sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *arg
         const char *const *src = opts->envp != NULL ? opts->envp : (const char *const *) environ;
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t at;
-        sbx_child *child = NULL;
         short flags = POSIX_SPAWN_SETPGROUP;
         pid_t pid = -1;
         sbx_code r;
@@ -129,8 +128,7 @@ sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *arg
                 sbx__strv_push(&v, argv[i]);
         args = sbx__strv_finish(&v, NULL);
         env = sbx__plan_env(plan, src, plan->home == SBX__ENV_DIR_SCRATCH ? home : NULL, tmp);
-        child = sbx__child_new(SBX_BACKEND_SEATBELT);
-        if (args == NULL || env == NULL || child == NULL) {
+        if (args == NULL || env == NULL) {
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto fail;
         }
@@ -163,9 +161,9 @@ sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *arg
         child->pid = pid;
         child->required = plan->required;
         child->achieved = sbx__seatbelt_guarantees(plan);
-        child->scratch = sbx__strdup(dir);      /* NULL: left behind, not fatal */
-        *out = child;
-        child = NULL;
+        /* The row's private state: the scratch directory to remove (NULL:
+         * left behind, not fatal). */
+        child->os = sbx__strdup(dir);
         r = SBX_OK;
         goto out;
 fail:
@@ -175,11 +173,10 @@ out:
         sbx_strv_free(env);
         free(profile);
         free(caller_home);
-        free(child);
         return r;
 }
 
-int sbx__darwin_child_wait(sbx_child *child, int timeout_ms, int *status)
+static int darwin_child_wait(sbx_child *child, int timeout_ms, int *status)
 {
         struct timespec nap = { 0, 10 * 1000 * 1000 };
         int waited = 0;
@@ -202,7 +199,7 @@ int sbx__darwin_child_wait(sbx_child *child, int timeout_ms, int *status)
         return 0;
 }
 
-int sbx__darwin_child_kill(sbx_child *child, int sig)
+static int darwin_child_kill(sbx_child *child, int sig)
 {
         /* The process group: sandbox-exec execs the command in place. */
         if (kill(-child->pid, sig) < 0 && errno != ESRCH)
@@ -210,13 +207,17 @@ int sbx__darwin_child_kill(sbx_child *child, int sig)
         return 0;
 }
 
-void sbx__darwin_child_release(sbx_child *child)
+static void darwin_child_release(sbx_child *child)
 {
-        if (child->scratch != NULL) {
-                (void) sbx__rm_rf(child->scratch);
-                free(child->scratch);
-                child->scratch = NULL;
+        if (child->os != NULL) {
+                (void) sbx__rm_rf(child->os);
+                free(child->os);
+                child->os = NULL;
         }
 }
+
+const struct sbx__child_ops sbx__darwin_child_ops = {
+        .wait = darwin_child_wait, .kill = darwin_child_kill, .release = darwin_child_release,
+};
 
 #endif /* __APPLE__ || SBX_DARWIN_SYNTAX_CHECK */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "backend/backend.h"
 #include "exec/exec.h"
@@ -18,43 +17,24 @@
 /* How long a killed tree may take to be reaped before we stop waiting. */
 #define SBX__KILL_REAP_MS 5000
 
-sbx_child *sbx__child_new(int32_t backend)
+sbx_child *sbx__child_alloc(const struct sbx_backend *be)
 {
-        sbx_child *c = calloc(1, sizeof(*c));
+        sbx_child *c = malloc(sizeof(*c));
 
         if (c == NULL)
                 return NULL;
-        c->pid = -1;
-        c->pidfd = -1;
-        c->net_fd = c->net_tfd = c->net_dfd = c->net_tfd6 = c->net_dfd6 = -1;
-        c->obs_fd = -1;
-        c->backend = backend;
+        sbx__child_init(c, be);
         c->start_us = sbx__now_us();
         return c;
 }
 
-int64_t sbx__now_ms(void)
+/* The row's release, once (the reap and the free both ask for it). */
+static void release_once(sbx_child *child)
 {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t sbx__wall_ms(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t sbx__now_us(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        if (child->released || child->ops == NULL)
+                return;
+        child->released = 1;
+        child->ops->release(child);
 }
 
 static void reaped(sbx_child *child, int status)
@@ -69,7 +49,7 @@ static void reaped(sbx_child *child, int status)
                 child->timed_out = 1;
         child->end_us = sbx__now_us();
         sbx__netproxy_release(child);
-        child->be->release(child);
+        release_once(child);
         sbx__events_collect(child);
 }
 
@@ -78,8 +58,8 @@ static sbx_code expire(sbx_child *child, const char *fn, sbx_error *err)
 {
         int st = 0, r;
 
-        (void) child->be->kill(child, SIGKILL);
-        r = child->be->wait(child, SBX__KILL_REAP_MS, &st);
+        (void) child->ops->kill(child, SIGKILL);
+        r = child->ops->wait(child, SBX__KILL_REAP_MS, &st);
         if (r < 0)
                 return sbx__fail(err, SBX_E_IO, -r, "%s: the timed-out command could not be "
                                  "reaped within %d ms", fn, SBX__KILL_REAP_MS);
@@ -105,7 +85,7 @@ static sbx_code wait_for(sbx_child *child, int block, const char *fn, int *done,
 
                         if (left <= 0) {
                                 /* Give the init/monitor's own timer a moment. */
-                                r = child->be->wait(child, 0, &st);
+                                r = child->ops->wait(child, 0, &st);
                                 if (r == 0)
                                         break;
                                 r = expire(child, fn, err);
@@ -115,7 +95,7 @@ static sbx_code wait_for(sbx_child *child, int block, const char *fn, int *done,
                         if (block)
                                 t = left > 1000000 ? 1000000 : (int) left;
                 }
-                r = child->be->wait(child, t, &st);
+                r = child->ops->wait(child, t, &st);
                 if (r == 0)
                         break;
                 if (r == -ETIMEDOUT && block)
@@ -181,7 +161,7 @@ sbx_code sbx_child_kill(sbx_child *child, int sig, sbx_error *err)
                 return sbx__fail(err, SBX_E_INVALID, 0, "sbx_child_kill: %d is not a signal", sig);
         if (child->waited)
                 return SBX_OK;          /* already reaped: nothing left to signal */
-        r = child->be->kill(child, sig);
+        r = child->ops->kill(child, sig);
         if (r < 0 && r != -ESRCH)
                 return sbx__fail(err, SBX_E_IO, -r, "sbx_child_kill: cannot signal the child");
         return SBX_OK;
@@ -194,8 +174,8 @@ int sbx_child_timed_out(const sbx_child *child)
 
 int32_t sbx_child_egress(const sbx_child *child)
 {
-        return child != NULL && child->net_fd == -1 && child->proxy != NULL ? child->egress
-                                                                           : SBX_EGRESS_NONE;
+        return child != NULL && child->net.fd == -1 && child->net.proxy != NULL
+               ? child->net.egress : SBX_EGRESS_NONE;
 }
 
 sbx_code sbx_child_report(const sbx_child *child, sbx_guarantee_report *out, sbx_error *err)
@@ -275,16 +255,15 @@ void sbx_child_free(sbx_child *child)
         if (child == NULL)
                 return;
         if (!child->waited && child->pid > 0) {
-                (void) child->be->kill(child, SIGKILL);
+                (void) child->ops->kill(child, SIGKILL);
                 /* Bounded: a process the kernel holds in uninterruptible
                  * I/O is left to the system rather than hang the host. */
-                if (child->be->wait(child, SBX__KILL_REAP_MS, &st) == 0)
+                if (child->ops->wait(child, SBX__KILL_REAP_MS, &st) == 0)
                         child->waited = 1;
         }
         sbx__netproxy_release(child);
-        if (child->be != NULL)
-                child->be->release(child);
+        release_once(child);
         sbx__events_free(child);
-        free(child->refusals);
+        free(child->net.refusals);
         free(child);
 }

@@ -111,11 +111,11 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
         r = sbx__backend_verified(&be, err);
         if (r != SBX_OK)
                 goto out;
-        if (be->id == SBX_BACKEND_UNAVAILABLE) {
+        if (be->supports & SBX__ROW_PLACEHOLDER) {
                 /* Its confine always fails, with the detection notes. */
                 char **unused = NULL;
 
-                r = be->confine(plan, profile, sbx__runner_command(), argv, &unused, err);
+                r = be->confine(plan, profile, sbx__local_runner(), argv, &unused, err);
                 if (r == SBX_OK) {
                         sbx_strv_free(unused);
                         r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
@@ -140,7 +140,7 @@ static sbx_code confine(const char *fn, const char *const *argv, const sbx_profi
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto out;
         }
-        r = be->confine(plan, profile, sbx__runner_command(), argv, &c->argv, err);
+        r = be->confine(plan, profile, sbx__local_runner(), argv, &c->argv, err);
         if (r != SBX_OK)
                 goto out;
         for (n = 0; c->argv[n] != NULL; n++)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "compile/plan_internal.h"
 #include "exec/exec.h"
 #include "paths/paths_internal.h"
@@ -31,6 +32,15 @@ struct judge {
         const char *cwd;
         int exit_code;
 };
+
+/* 1 if the row that ran the command refuses metadata changes everywhere
+ * (a row this build lacks refuses nothing it could report). */
+static int meta_refused(int32_t backend)
+{
+        const struct sbx_backend *be = sbx__backend_get(backend);
+
+        return be != NULL && (be->supports & SBX__ROW_META_REFUSED);
+}
 
 /* 1 if the backends hide path as the caller's home: an isolated HOME
  * hides $HOME and the account's home unless a root configured inside it
@@ -147,10 +157,9 @@ static sbx_code judge_line(struct judge *j, const char *line, size_t len, int32_
                         *cls = SBX_DENIAL_FILE_WRITE;
                 break;
         case SBX__DL_OP_META:
-                /* The landlock backend refuses chmod, chown, utimes and
-                 * xattrs everywhere (seccomp, EPERM). */
-                if (!(a & SBX__FS_WRITE) ||
-                    (j->backend == SBX_BACKEND_LANDLOCK && dl.err == SBX__DL_EPERM))
+                /* A row may refuse chmod, chown, utimes and xattrs
+                 * everywhere (rung 2's seccomp, EPERM). */
+                if (!(a & SBX__FS_WRITE) || (meta_refused(j->backend) && dl.err == SBX__DL_EPERM))
                         *cls = SBX_DENIAL_FILE_WRITE;
                 break;
         case SBX__DL_OP_READ:

@@ -37,32 +37,32 @@ static int same(const sbx_event *e, int32_t op, const char *target, size_t len)
 void sbx__events_add(sbx_child *c, int32_t op, int32_t source, int32_t err, int32_t pid,
                      const char *target, size_t len, int64_t time_ms, int truncated)
 {
-        sbx_event *v = c->events, *e;
+        sbx_event *v = c->events.list, *e;
         size_t i;
 
         if (len >= SBX_EVENT_TARGET_MAX) {
                 len = SBX_EVENT_TARGET_MAX - 1;
                 truncated = 1;
         }
-        for (i = 0; i < c->n_events; i++)
+        for (i = 0; i < c->events.n; i++)
                 if (same(&v[i], op, target, len))
                         return;                 /* a repeat */
-        if (c->n_events >= SBX__EVENTS_MAX) {
-                c->events_dropped++;
+        if (c->events.n >= SBX__EVENTS_MAX) {
+                c->events.dropped++;
                 return;
         }
         if (v == NULL) {
                 v = calloc(SBX__EVENTS_MAX, sizeof(*v));
                 if (v == NULL) {
-                        c->events_dropped++;
+                        c->events.dropped++;
                         return;
                 }
-                c->events = v;
+                c->events.list = v;
         }
         /* Oldest first: insert by time (records arrive nearly in order). */
-        for (i = c->n_events; i > 0 && v[i - 1].time_ms > time_ms; i--)
+        for (i = c->events.n; i > 0 && v[i - 1].time_ms > time_ms; i--)
                 ;
-        memmove(&v[i + 1], &v[i], (c->n_events - i) * sizeof(*v));
+        memmove(&v[i + 1], &v[i], (c->events.n - i) * sizeof(*v));
         e = &v[i];
         memset(e, 0, sizeof(*e));
         e->time_ms = time_ms;
@@ -73,7 +73,7 @@ void sbx__events_add(sbx_child *c, int32_t op, int32_t source, int32_t err, int3
         e->truncated = truncated != 0;
         memcpy(e->target, target, len);
         e->target[len] = '\0';
-        c->n_events++;
+        c->events.n++;
 }
 
 #if !defined(_WIN32)
@@ -116,7 +116,7 @@ static void read_observer(sbx_child *c)
                         buf = nb;
                         cap += 65536;
                 }
-                n = read(c->obs_fd, buf + len, cap - len);
+                n = read(c->events.obs_fd, buf + len, cap - len);
                 if (n > 0) {
                         len += (size_t) n;
                         continue;
@@ -136,7 +136,7 @@ static void read_observer(sbx_child *c)
                 target[r.len] = '\0';
                 off += sizeof(r) + r.len;
                 if (r.op == 0) {
-                        c->events_dropped += r.dropped;
+                        c->events.dropped += r.dropped;
                         continue;
                 }
                 if (memchr(target, '\0', r.len) != NULL)
@@ -155,21 +155,21 @@ static void read_observer(sbx_child *c)
 
 void sbx__events_collect(sbx_child *c)
 {
-        const sbx_net_refusal *nr = c->refusals;
+        const sbx_net_refusal *nr = c->net.refusals;
         int64_t now = sbx__wall_ms();
         size_t i;
 
-        if (c->events_done)
+        if (c->events.done)
                 return;
-        c->events_done = 1;
+        c->events.done = 1;
 #if !defined(_WIN32)
-        if (c->obs_fd >= 0) {
+        if (c->events.obs_fd >= 0) {
                 read_observer(c);
-                (void) close(c->obs_fd);
-                c->obs_fd = -1;
+                (void) close(c->events.obs_fd);
+                c->events.obs_fd = -1;
         }
 #endif
-        for (i = 0; nr != NULL && i < c->n_refusals; i++) {
+        for (i = 0; nr != NULL && i < c->net.n_refusals; i++) {
                 char t[300];
                 int v6 = strchr(nr[i].host, ':') != NULL, n;
 
@@ -182,7 +182,7 @@ void sbx__events_collect(sbx_child *c)
                         sbx__events_add(c, SBX_OP_CONNECT, SBX_EVENT_PROXY, EACCES, 0, t,
                                         strlen(t), nr[i].time_ms, 0);
         }
-        c->events_dropped += c->refusals_dropped;
+        c->events.dropped += c->net.refusals_dropped;
         if (c->timed_out)
                 c->limits_hit |= SBX_LIMIT_HIT_TIMEOUT;
         if (c->limits_hit & SBX_LIMIT_HIT_MEMORY)
@@ -195,14 +195,14 @@ void sbx__events_collect(sbx_child *c)
 
 void sbx__events_free(sbx_child *c)
 {
-        free(c->events);
-        c->events = NULL;
-        c->n_events = 0;
+        free(c->events.list);
+        c->events.list = NULL;
+        c->events.n = 0;
 #if !defined(_WIN32)
-        if (c->obs_fd >= 0)
-                (void) close(c->obs_fd);
+        if (c->events.obs_fd >= 0)
+                (void) close(c->events.obs_fd);
 #endif
-        c->obs_fd = -1;
+        c->events.obs_fd = -1;
 }
 
 sbx_code sbx_child_events(const sbx_child *child, sbx_event *out, size_t max, size_t *n_out,
@@ -213,12 +213,12 @@ sbx_code sbx_child_events(const sbx_child *child, sbx_event *out, size_t max, si
         if (child == NULL || n_out == NULL || (max > 0 && out == NULL))
                 return sbx__fail(err, SBX_E_INVALID, 0, "sbx_child_events: child and n_out must "
                                  "not be NULL, nor out with max > 0");
-        n = child->n_events;
+        n = child->events.n;
         if (max > 0 && n > 0)
-                memcpy(out, child->events, (n < max ? n : max) * sizeof(*out));
+                memcpy(out, child->events.list, (n < max ? n : max) * sizeof(*out));
         *n_out = max == 0 ? n : (n < max ? n : max);
         if (dropped != NULL)
-                *dropped = child->events_dropped + (n > max && max > 0 ? n - max : 0);
+                *dropped = child->events.dropped + (n > max && max > 0 ? n - max : 0);
         return SBX_OK;
 }
 

@@ -82,12 +82,10 @@ void sbx__warm_slot_stop(struct sbx__warm_slot *slot);
 /* "read-boundary, network-deny" for the SBX_G_* bits of mask (confine.c). */
 void sbx__guarantee_names(uint32_t mask, char *buf, size_t bufsz);
 
-/* CLOCK_MONOTONIC in ms, in us (child.c). */
-int64_t sbx__now_ms(void);
-int64_t sbx__now_us(void);
-/* Unix ms (CLOCK_REALTIME): grant expiry and event times are wall-clock,
- * as the caller's. */
-int64_t sbx__wall_ms(void);
+/* An empty child for row be (sbx__child_init), its start time taken;
+ * NULL on ENOMEM.  Free an unspawned one with free(). */
+struct sbx_backend;
+sbx_child *sbx__child_alloc(const struct sbx_backend *be);
 
 /* Denial events (events.c): add one (repeats count once; past
  * SBX__EVENTS_MAX it is dropped), collect a reaped child's (once), free. */

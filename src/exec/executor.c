@@ -484,8 +484,8 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                                  SBX__EXECUTORS_MAX);
         if (opts->grant_ttl_ms < 0 || opts->grant_ttl_ms > (int64_t) 366 * 24 * 3600 * 1000)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: grant_ttl_ms must be 0..a year", fn);
-        if (opts->backend != SBX_BACKEND_AUTO && opts->backend != SBX_BACKEND_NATIVE &&
-            opts->backend != SBX_BACKEND_LANDLOCK)
+        if (opts->backend != SBX_BACKEND_AUTO &&
+            !sbx__backend_supports(opts->backend, SBX__ROW_EXECUTORS))
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: executors run on the auto, native "
                                  "or landlock backend", fn);
         if (opts->windows_mode < SBX_WINDOWS_AUTO || opts->windows_mode > SBX_WINDOWS_ELEVATED)
@@ -546,7 +546,7 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                                 goto fail;
                         }
                 }
-                if (s->backend != SBX_BACKEND_NATIVE && s->backend != SBX_BACKEND_LANDLOCK) {
+                if (!sbx__backend_supports(s->backend, SBX__ROW_EXECUTORS)) {
                         r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: executors need "
                                       "the native or landlock backend; this host offers %s",
                                       fn, sbx_backend_name(s->backend));

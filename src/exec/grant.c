@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
+#include "backend/backend.h"
 #include "exec/executor.h"
 #include "policy/netrule.h"
 #include "paths/paths_internal.h"
@@ -390,7 +391,7 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
                                          "normalised (it is \"%s\")", fn, req->target, norm);
                 /* The egress proxy serves a listener in the command's own
                  * network namespace: rung 1 only. */
-                if (s->plan->direct || s->backend != SBX_BACKEND_NATIVE)
+                if (s->plan->direct || !sbx__backend_supports(s->backend, SBX__ROW_PROXY))
                         return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs the "
                                          "native backend's egress proxy; this set runs on %s",
                                          fn, classes[cls].name, sbx_backend_name(s->backend));

@@ -194,8 +194,8 @@ nomem:
  * (the engine holds its own duplicates). */
 static void close_net(sbx_child *child)
 {
-        int *v[5] = { &child->net_fd, &child->net_tfd, &child->net_dfd, &child->net_tfd6,
-                      &child->net_dfd6 };
+        int *v[5] = { &child->net.fd, &child->net.tfd, &child->net.dfd, &child->net.tfd6,
+                      &child->net.dfd6 };
         size_t i;
 
         for (i = 0; i < 5; i++) {
@@ -214,7 +214,7 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
         size_t i;
         sbx_code r = SBX_OK;
 
-        if (child->net_fd < 0)
+        if (child->net.fd < 0)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "sbx_spawn: the %s backend "
                                  "gave no proxy listener; refusing to run with the network "
                                  "unconfined", sbx_backend_name(child->backend));
@@ -244,24 +244,24 @@ sbx_code sbx__netproxy_attach(sbx_child *child, const sbx_plan *plan, const char
         }
         if (has_upstream)
                 cfg.upstream = &upstream;
-        r = sbx__proxy_exec_new(engine, &cfg, child->net_fd, &x, err);
+        r = sbx__proxy_exec_new(engine, &cfg, child->net.fd, &x, err);
         (void) pthread_mutex_unlock(&upstream_lock);
         if (r == SBX_OK) {
-                child->proxy = x;
-                child->egress = SBX_EGRESS_PROXY_ONLY;
+                child->net.proxy = x;
+                child->net.egress = SBX_EGRESS_PROXY_ONLY;
                 if (cfg.upstream != NULL)
                         child->achieved &= ~(uint32_t) SBX_G_ADDRESS_NETWORK;
         }
         /* Transparent mode: the namespace already redirects every other
          * connection and DNS query to these; serve them, or the spawn
          * fails (an unserved listener would hold connections open). */
-        if (r == SBX_OK && (child->net_tfd >= 0 || child->net_dfd >= 0)) {
-                r = sbx__proxy_exec_transparent(x, child->net_tfd, child->net_dfd, err);
-                if (r == SBX_OK && (child->net_tfd6 >= 0 || child->net_dfd6 >= 0))
-                        r = sbx__proxy_exec_transparent(x, child->net_tfd6, child->net_dfd6,
+        if (r == SBX_OK && (child->net.tfd >= 0 || child->net.dfd >= 0)) {
+                r = sbx__proxy_exec_transparent(x, child->net.tfd, child->net.dfd, err);
+                if (r == SBX_OK && (child->net.tfd6 >= 0 || child->net.dfd6 >= 0))
+                        r = sbx__proxy_exec_transparent(x, child->net.tfd6, child->net.dfd6,
                                                         err);
                 if (r == SBX_OK)
-                        child->egress = SBX_EGRESS_TRANSPARENT;
+                        child->net.egress = SBX_EGRESS_TRANSPARENT;
         }
 out:
         sbx__net_rules_clear(&rules);
@@ -279,13 +279,13 @@ static void keep_refusals(sbx_child *child)
         uint64_t dropped = 0;
         size_t n, i;
 
-        n = sbx__proxy_exec_events(child->proxy, ev, KEPT_REFUSALS, &dropped);
-        child->refusals_dropped = dropped;
+        n = sbx__proxy_exec_events(child->net.proxy, ev, KEPT_REFUSALS, &dropped);
+        child->net.refusals_dropped = dropped;
         if (n == 0)
                 return;
         v = calloc(n, sizeof(*v));
         if (v == NULL) {
-                child->refusals_dropped += n;
+                child->net.refusals_dropped += n;
                 return;
         }
         for (i = 0; i < n; i++) {
@@ -296,8 +296,8 @@ static void keep_refusals(sbx_child *child)
                 (void) snprintf(v[i].host, sizeof(v[i].host), "%s", ev[i].host);
                 (void) snprintf(v[i].addr, sizeof(v[i].addr), "%s", ev[i].addr);
         }
-        child->refusals = v;
-        child->n_refusals = n;
+        child->net.refusals = v;
+        child->net.n_refusals = n;
 }
 
 const char *sbx_net_reason_name(int32_t reason)
@@ -307,11 +307,11 @@ const char *sbx_net_reason_name(int32_t reason)
 
 void sbx__netproxy_release(sbx_child *child)
 {
-        if (child->proxy != NULL) {
+        if (child->net.proxy != NULL) {
                 keep_refusals(child);
-                sbx__proxy_exec_release(child->proxy);
+                sbx__proxy_exec_release(child->net.proxy);
         }
-        child->proxy = NULL;
+        child->net.proxy = NULL;
         close_net(child);
 }
 
@@ -320,7 +320,7 @@ size_t sbx__netproxy_events(sbx_child *child, struct sbx__net_event *out, size_t
 {
         if (dropped != NULL)
                 *dropped = 0;
-        return child->proxy != NULL ? sbx__proxy_exec_events(child->proxy, out, max, dropped)
+        return child->net.proxy != NULL ? sbx__proxy_exec_events(child->net.proxy, out, max, dropped)
                                     : 0;
 }
 #endif /* _WIN32 */
@@ -335,10 +335,10 @@ sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out, si
                 return sbx__fail(err, SBX_E_INVALID, 0, "sbx_child_net_refusals: child and n_out "
                                  "must not be NULL, nor out with max > 0");
 #if !defined(_WIN32)
-        if (child->proxy != NULL) {     /* still running: what the proxy holds now */
+        if (child->net.proxy != NULL) {     /* still running: what the proxy holds now */
                 struct sbx__net_event ev[KEPT_REFUSALS];
                 uint64_t d = 0;
-                size_t i, k = sbx__proxy_exec_events(child->proxy, ev, KEPT_REFUSALS, &d);
+                size_t i, k = sbx__proxy_exec_events(child->net.proxy, ev, KEPT_REFUSALS, &d);
 
                 for (i = 0; i < k && i < max; i++) {
                         memset(&out[i], 0, sizeof(out[i]));
@@ -355,12 +355,12 @@ sbx_code sbx_child_net_refusals(const sbx_child *child, sbx_net_refusal *out, si
                 return SBX_OK;
         }
 #endif
-        v = child->refusals;
-        n = child->n_refusals;
+        v = child->net.refusals;
+        n = child->net.n_refusals;
         if (max > 0 && n > 0)
                 memcpy(out, v, (n < max ? n : max) * sizeof(*out));
         *n_out = max == 0 ? n : (n < max ? n : max);
         if (dropped != NULL)
-                *dropped = child->refusals_dropped + (n > max && max > 0 ? n - max : 0);
+                *dropped = child->net.refusals_dropped + (n > max && max > 0 ? n - max : 0);
         return SBX_OK;
 }

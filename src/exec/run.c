@@ -263,6 +263,137 @@ static sbx_code build_argv(const char *fn, const sbx_run_options *o, char **cmd_
         return SBX_OK;
 }
 
+/* The options a run needs, checked; res cleared (a version-1 caller's
+ * result ends before the events). */
+static sbx_code run_options_check(const char *fn, const sbx_executor *ex, const sbx_run_options *o,
+                                  sbx_run_result *res, sbx_error *err)
+{
+        if (ex == NULL || o == NULL || res == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex, opts and res must not be NULL",
+                                 fn);
+        if (o->version < 1 || o->version > SBX_RUN_OPTIONS_VERSION)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u", fn,
+                                 (unsigned) o->version);
+        memset(res, 0, o->version >= 2 ? sizeof(*res) : offsetof(sbx_run_result, events));
+        if (o->version >= 2 && (o->flags & ~(SBX_SPAWN_OBSERVE | SBX_SPAWN_OBSERVE_READS)) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
+                                 (unsigned) o->flags);
+        if (o->n_tokens > 0 && (o->tokens == NULL || o->execution_id == NULL ||
+                                o->execution_id[0] == '\0'))
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: tokens need the array and an "
+                                 "execution_id", fn);
+        if (o->stdin_len > 0 && o->stdin_data == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: stdin_data is NULL", fn);
+        return SBX_OK;
+}
+
+/* The run's working directory: want, which must be canonical already. */
+static sbx_code run_cwd(const char *fn, const char *want, char cwd[SBX_PATH_MAX], sbx_error *err)
+{
+        sbx_code r = sbx__path_canonical_buf(fn, "cwd", want, cwd, err);
+
+        if (r == SBX_OK && strcmp(cwd, want) != 0)
+                r = sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd \"%.200s\" is not canonical", fn,
+                              want);
+        return r;
+}
+
+/* The result of a reaped run (status st): how it ended, its report, its
+ * output (taken from the sinks), usage and events. */
+static sbx_code run_result(const char *fn, sbx_child *child, const sbx_run_options *o, int st,
+                           struct sbx__running *me, struct sink *out, struct sink *errs,
+                           sbx_run_result *res, sbx_error *err)
+{
+        res->version = o->version >= 2 ? 2 : 1;
+        res->exited = WIFEXITED(st);
+        res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+        res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+        res->timed_out = sbx_child_timed_out(child);
+        res->cancelled = atomic_load(&me->cancelled);
+        if (res->timed_out || res->cancelled) {
+                /* We killed the tree: say so, whatever status its init
+                 * reported (128 + SIGKILL on the native rungs). */
+                res->exited = 0;
+                res->exit_code = 0;
+                res->signal = SIGKILL;
+        }
+        sbx_guarantee_report_init(&res->guarantees);
+        (void) sbx_child_report(child, &res->guarantees, NULL);
+        res->out = out->buf != NULL ? out->buf : calloc(1, 1);
+        res->err = errs->buf != NULL ? errs->buf : calloc(1, 1);
+        out->buf = errs->buf = NULL;
+        if (res->out == NULL || res->err == NULL) {
+                sbx_run_result_free(res);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+        res->out_len = out->len;
+        res->out[out->len] = '\0';
+        res->out_truncated = out->truncated;
+        res->err_len = errs->len;
+        res->err[errs->len] = '\0';
+        res->err_truncated = errs->truncated;
+        if (res->version >= 2) {
+                size_t n = 0, i;
+
+                res->usage = (sbx_usage) SBX_USAGE_INIT;
+                (void) sbx_child_usage(child, &res->usage, NULL);
+                (void) sbx_child_events(child, NULL, 0, &n, NULL, NULL);
+                if (n > 0 && (res->events = calloc(n, sizeof(*res->events))) != NULL)
+                        (void) sbx_child_events(child, res->events, n, &res->n_events,
+                                                &res->events_dropped, NULL);
+                else
+                        (void) sbx_child_events(child, NULL, 0, &i, &res->events_dropped, NULL);
+                if (n > 0 && res->events == NULL)
+                        res->events_dropped += n;
+        }
+        return SBX_OK;
+}
+
+/* A run that failed: its denial class and marker, from the events when it
+ * was observed, else judged from stderr. */
+static void run_denial(const struct sbx_executor_set *s, const sbx_plan *plan, const char *cwd,
+                       uint32_t flags, sbx_run_result *res)
+{
+        if (!res->timed_out && (!res->exited || res->exit_code != 0)) {
+                int32_t cls = SBX_DENIAL_NONE;
+                size_t i;
+
+                /* From the events when the run was observed, else judged
+                 * from stderr. */
+                for (i = 0; res->version >= 2 && i < res->n_events && cls == SBX_DENIAL_NONE;
+                     i++)
+                        cls = sbx_event_denial_class(&res->events[i]);
+                if (cls == SBX_DENIAL_NONE && !(flags & SBX_SPAWN_OBSERVE_READS) &&
+                    sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
+                                    res->err, res->err_len, &cls, NULL) == SBX_OK &&
+                    flags != 0 && cls != SBX_DENIAL_FILE_READ)
+                        cls = SBX_DENIAL_NONE;  /* the observer saw what else it was */
+                if (cls != SBX_DENIAL_NONE) {
+                        res->denial = cls;
+                        (void) sbx_denial_class_marker(cls, s->mode, res->marker,
+                                                       sizeof(res->marker), NULL);
+                }
+        }
+}
+
+/* The run leaves the set's list (a closing set waits for it). */
+static void run_unregister(struct sbx_executor_set *s, struct sbx__running *me,
+                           sbx_run_result *res)
+{
+        struct sbx__running **pp;
+
+        (void) pthread_mutex_lock(&s->lock);
+        res->cancelled = res->version != 0 ? atomic_load(&me->cancelled) : 0;
+        for (pp = &s->running; *pp != NULL; pp = &(*pp)->next)
+                if (*pp == me) {
+                        *pp = me->next;
+                        break;
+                }
+        s->n_running--;
+        (void) pthread_cond_broadcast(&s->idle);
+        (void) pthread_mutex_unlock(&s->lock);
+}
+
 sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_result *res,
                           sbx_error *err)
 {
@@ -286,23 +417,9 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
 
         if (err == NULL)
                 err = &own_err;         /* the spawn's errno decides a code below */
-        if (ex == NULL || o == NULL || res == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: ex, opts and res must not be NULL",
-                                 fn);
-        if (o->version < 1 || o->version > SBX_RUN_OPTIONS_VERSION)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u", fn,
-                                 (unsigned) o->version);
-        /* A version-1 caller's result ends before the events. */
-        memset(res, 0, o->version >= 2 ? sizeof(*res) : offsetof(sbx_run_result, events));
-        if (o->version >= 2 && (o->flags & ~(SBX_SPAWN_OBSERVE | SBX_SPAWN_OBSERVE_READS)) != 0)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown flags 0x%x", fn,
-                                 (unsigned) o->flags);
-        if (o->n_tokens > 0 && (o->tokens == NULL || o->execution_id == NULL ||
-                                o->execution_id[0] == '\0'))
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: tokens need the array and an "
-                                 "execution_id", fn);
-        if (o->stdin_len > 0 && o->stdin_data == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: stdin_data is NULL", fn);
+        r = run_options_check(fn, ex, o, res, err);
+        if (r != SBX_OK)
+                return r;
         s = ex->set;
         r = build_argv(fn, o, &command, &argv, err);
         if (r != SBX_OK)
@@ -310,18 +427,10 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         /* The normalized command must be one access_for accepts. */
         r = sbx_profile_access_for(s->profile, SBX_PROFILE_ACCESS_VERSION, "command.execute",
                                    command, &access, err);
+        if (r == SBX_OK)
+                r = run_cwd(fn, o->cwd != NULL ? o->cwd : s->plan->workspace_root, cwd, err);
         if (r != SBX_OK)
                 goto out;
-        {
-                const char *want = o->cwd != NULL ? o->cwd : s->plan->workspace_root;
-
-                r = sbx__path_canonical_buf(fn, "cwd", want, cwd, err);
-                if (r == SBX_OK && strcmp(cwd, want) != 0)
-                        r = sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd \"%.200s\" is not canonical",
-                                      fn, want);
-                if (r != SBX_OK)
-                        goto out;
-        }
         if (access == SBX_ACCESS_DENY) {
                 r = sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: command.execute is Deny for this "
                               "command", fn);
@@ -431,69 +540,10 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
         r = sbx_child_wait(child, &st, err);
         if (r != SBX_OK)
                 goto out;
-        res->version = o->version >= 2 ? 2 : 1;
-        res->exited = WIFEXITED(st);
-        res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
-        res->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-        res->timed_out = sbx_child_timed_out(child);
-        res->cancelled = atomic_load(&me.cancelled);
-        if (res->timed_out || res->cancelled) {
-                /* We killed the tree: say so, whatever status its init
-                 * reported (128 + SIGKILL on the native rungs). */
-                res->exited = 0;
-                res->exit_code = 0;
-                res->signal = SIGKILL;
-        }
-        sbx_guarantee_report_init(&res->guarantees);
-        (void) sbx_child_report(child, &res->guarantees, NULL);
-        res->out = out.buf != NULL ? out.buf : calloc(1, 1);
-        res->err = errs.buf != NULL ? errs.buf : calloc(1, 1);
-        out.buf = errs.buf = NULL;
-        if (res->out == NULL || res->err == NULL) {
-                sbx_run_result_free(res);
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        r = run_result(fn, child, o, st, &me, &out, &errs, res, err);
+        if (r != SBX_OK)
                 goto out;
-        }
-        res->out_len = out.len;
-        res->out[out.len] = '\0';
-        res->out_truncated = out.truncated;
-        res->err_len = errs.len;
-        res->err[errs.len] = '\0';
-        res->err_truncated = errs.truncated;
-        if (res->version >= 2) {
-                size_t n = 0, i;
-
-                res->usage = (sbx_usage) SBX_USAGE_INIT;
-                (void) sbx_child_usage(child, &res->usage, NULL);
-                (void) sbx_child_events(child, NULL, 0, &n, NULL, NULL);
-                if (n > 0 && (res->events = calloc(n, sizeof(*res->events))) != NULL)
-                        (void) sbx_child_events(child, res->events, n, &res->n_events,
-                                                &res->events_dropped, NULL);
-                else
-                        (void) sbx_child_events(child, NULL, 0, &i, &res->events_dropped, NULL);
-                if (n > 0 && res->events == NULL)
-                        res->events_dropped += n;
-        }
-        if (!res->timed_out && (!res->exited || res->exit_code != 0)) {
-                int32_t cls = SBX_DENIAL_NONE;
-                size_t i;
-
-                /* From the events when the run was observed, else judged
-                 * from stderr. */
-                for (i = 0; res->version >= 2 && i < res->n_events && cls == SBX_DENIAL_NONE;
-                     i++)
-                        cls = sbx_event_denial_class(&res->events[i]);
-                if (cls == SBX_DENIAL_NONE && !(so.flags & SBX_SPAWN_OBSERVE_READS) &&
-                    sbx_plan_denial(plan, s->backend, cwd, res->exited ? res->exit_code : 128,
-                                    res->err, res->err_len, &cls, NULL) == SBX_OK &&
-                    so.flags != 0 && cls != SBX_DENIAL_FILE_READ)
-                        cls = SBX_DENIAL_NONE;  /* the observer saw what else it was */
-                if (cls != SBX_DENIAL_NONE) {
-                        res->denial = cls;
-                        (void) sbx_denial_class_marker(cls, s->mode, res->marker,
-                                                       sizeof(res->marker), NULL);
-                }
-        }
+        run_denial(s, plan, cwd, so.flags, res);
 out:
         /* The child (and the zygote it may hold) first: a closing set
          * stops the zygotes once no run is registered. */
@@ -510,20 +560,8 @@ out:
                         sbx__grants_restore(ex, o->tokens, o->n_tokens);
                 (void) pthread_mutex_unlock(&s->lock);
         }
-        if (registered) {
-                struct sbx__running **pp;
-
-                (void) pthread_mutex_lock(&s->lock);
-                res->cancelled = res->version != 0 ? atomic_load(&me.cancelled) : 0;
-                for (pp = &s->running; *pp != NULL; pp = &(*pp)->next)
-                        if (*pp == &me) {
-                                *pp = me.next;
-                                break;
-                        }
-                s->n_running--;
-                (void) pthread_cond_broadcast(&s->idle);
-                (void) pthread_mutex_unlock(&s->lock);
-        }
+        if (registered)
+                run_unregister(s, &me, res);
         close_fd(&po[0]);
         close_fd(&po[1]);
         close_fd(&pe[0]);

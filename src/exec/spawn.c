@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -303,7 +304,7 @@ static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
         t0 = sbx__now_ms();     /* before the init/monitor arms its own timer */
         for (tries = 0; tries < 8; tries++) {
                 /* The unavailable row's own spawn says why (detection notes). */
-                if (!plan->direct && be->id != SBX_BACKEND_UNAVAILABLE) {
+                if (!plan->direct && !(be->supports & SBX__ROW_PLACEHOLDER)) {
                         achieved = be->guarantees(plan);
                         if ((achieved & plan->required) != plan->required) {
                                 char names[SBX_ERROR_SIZE];
@@ -317,15 +318,26 @@ static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
                         }
                 }
                 /* The observer lives in the native backends' supervisor. */
-                if (SBX__OBSERVING(o.flags) &&
-                    (plan->direct || (be->id != SBX_BACKEND_NATIVE &&
-                                      be->id != SBX_BACKEND_LANDLOCK)))
+                if (SBX__OBSERVING(o.flags) && (plan->direct || !(be->supports & SBX__ROW_OBSERVE)))
                         return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: the %s backend cannot "
                                          "observe denials (SBX_SPAWN_OBSERVE: native and "
                                          "landlock only)", fn, be->name);
-                r = be->spawn(plan, argv, &o, &child, err);
+                /* Nothing there would apply them: refused, not run unlimited. */
+                if ((o.memory_max != 0 || o.pids_max != 0) && !(be->supports & SBX__ROW_LIMITS))
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: %s%s cannot "
+                                         "apply memory or pids limits; refusing to run "
+                                         "unlimited%s", fn, plan->direct ? "an unconfined plan "
+                                         "runs directly and" : "the backend ",
+                                         plan->direct ? "" : be->name,
+                                         plan->direct ? "" : " (use the native backend)");
+                child = sbx__child_alloc(be);
+                if (child == NULL)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                r = be->spawn(plan, argv, &o, child, err);
                 if (r == SBX_OK)
                         break;
+                free(child);    /* the row left nothing in it */
+                child = NULL;
                 /* Detection by doing: the environment refused this rung
                  * (its cheap check now fails); try the next one. */
                 if (r != SBX_E_SANDBOX_UNAVAILABLE || plan->direct ||
@@ -339,7 +351,6 @@ static sbx_code spawn_backend(const sbx_plan *plan, const char *const *argv,
         if (child == NULL)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: no backend could start "
                                  "the sandbox", fn);
-        child->be = be;
         if (o.timeout_ms > 0)
                 child->deadline_ms = t0 + (int64_t) o.timeout_ms;
         *out = child;
@@ -458,7 +469,16 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                 slot->root_ino = ino;
         }
         t0 = sbx__now_ms();
-        r = be->warm_spawn(slot->warm, use, argv, &o, &child, &we);
+        child = sbx__child_alloc(be);
+        if (child == NULL) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                goto out;
+        }
+        r = be->warm_spawn(slot->warm, use, argv, &o, child, &we);
+        if (r != SBX_OK) {
+                free(child);    /* the row left nothing in it */
+                child = NULL;
+        }
         if (r == SBX_E_SANDBOX_UNAVAILABLE && (we.sys_errno == ESRCH || we.sys_errno == ESTALE)) {
                 /* Not started: the zygote is gone (ESRCH), or this run
                  * does not fit it (ESTALE: another HOME, too large). */
@@ -472,7 +492,6 @@ sbx_code sbx__spawn_warm(struct sbx__warm_slot *slot, const sbx_plan *plan,
                         *err = we;
                 goto out;
         }
-        child->be = be;
         if (o.timeout_ms > 0)
                 child->deadline_ms = t0 + (int64_t) o.timeout_ms;
         *out = child;

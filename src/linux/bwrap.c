@@ -630,7 +630,7 @@ static int wait_bounded(struct sbx__proc *proc, int timeout_ms)
 
 static void probe_run(void)
 {
-        const char *runner = sbx__runner_command();
+        const char *runner = sbx__local_runner();
         const char *path = sbx__secure_getenv("PATH");
         char *const envp[] = { (char *) "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
         char *argv[] = {
@@ -786,7 +786,7 @@ sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *prof
 }
 
 sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
-                          const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                          const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
         static const char fn[] = "sbx_spawn";
         const char *const *src_env;
@@ -794,13 +794,12 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         char **bargv = NULL, *home = NULL, *home2 = NULL, *found = NULL, *path_env = NULL;
         char *envp[2] = { NULL, NULL };
         struct start st;
-        sbx_child *child = NULL;
         struct sbx__proc proc;
         sbx_code r;
         size_t i;
         int rc, scfd = -EBADF;
 
-        if (plan == NULL || argv == NULL || argv[0] == NULL || opts == NULL || out == NULL)
+        if (plan == NULL || argv == NULL || argv[0] == NULL || opts == NULL || child == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: NULL argument", fn);
         if (plan->direct)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: a direct plan is not run by bwrap",
@@ -810,10 +809,8 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
                                  "(SIG_IGN or SA_NOCLDWAIT), so the bwrap child would be reaped "
                                  "before its status is known; restore SIGCHLD's default or use "
                                  "the native or landlock backend", fn);
-        if (opts->memory_max != 0 || opts->pids_max != 0)
-                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
-                                 "%s: the bwrap backend cannot apply memory or pids limits; "
-                                 "refusing to run unlimited (use the native backend)", fn);
+        /* No limits here: the row does not claim SBX__ROW_LIMITS, so the
+         * exec layer refused them. */
         r = sbx__bwrap_probe(err);
         if (r != SBX_OK)
                 return r;
@@ -847,8 +844,7 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
         if (r != SBX_OK)
                 goto out;
         path_env = malloc(strlen(path_value != NULL ? path_value : "") + 6);
-        child = sbx__child_new(SBX_BACKEND_BWRAP);
-        if (path_env == NULL || child == NULL) {
+        if (path_env == NULL) {
                 r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 goto out;
         }
@@ -877,12 +873,9 @@ sbx_code sbx__bwrap_spawn(const struct sbx_plan *plan, const char *const *argv,
          * and passed the seccomp program (bwrap exits 1 without running
          * the command if it cannot load it). */
         child->achieved = sbx__bwrap_guarantees(plan) | SBX_G_FD_ISOLATION;
-        *out = child;
-        child = NULL;
 out:
         if (scfd >= 0)
                 (void) close(scfd);
-        free(child);
         free(path_env);
         free(home);
         free(home2);

@@ -592,20 +592,15 @@ static void run_init(struct sbx__prep *p)
  * makes system calls on memory it mapped itself.  Never returns: it exits
  * when its host hangs up or goes.
  */
-static void run_zygote(struct sbx__prep *p) SBX__NORETURN;
-static void run_zygote(struct sbx__prep *p)
+/* The zygote's own setup: the init's, its commands' seccomp program (where
+ * no supervisor needs them loaded one by one), and nothing kept but what
+ * it serves with. */
+static void zygote_setup(struct sbx__prep *p)
 {
-        const size_t buf_len = sizeof(struct sbx__zy_req) + SBX__ZY_MAX_BYTES;
-        const size_t ptr_len = (SBX__ZY_MAX_STRS + 2) * sizeof(char *);
-        char *buf = mmap(NULL, buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        char **ptrs = mmap(NULL, ptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                           -1, 0);
-        sigset_t none;
-
+        int keep[5 + SBX__MAX_UNIX_FDS];
+        size_t n = 0, k;
         int r;
 
-        if (buf == MAP_FAILED || ptrs == MAP_FAILED)
-                sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
         init_setup(p);
         /* Without a supervisor (which reads its callers' memory, refused
          * by the list) the zygote takes the commands' seccomp program
@@ -617,146 +612,193 @@ static void run_zygote(struct sbx__prep *p)
                         sbx__child_fail(&p->ch, STEP_SECCOMP, r, 0);
                 p->bpf_loaded = 1;
         }
-        {
-                int keep[5 + SBX__MAX_UNIX_FDS];
-                size_t n = 0, k;
+        keep[n++] = p->parent_pidfd;
+        keep[n++] = p->children_fd;
+        keep[n++] = p->ctrl_fd;
+        keep[n++] = p->scope_fd;        /* each command's signal scope */
+        for (k = 0; k < p->n_unix_fds && n < SBX__ARRAY_SIZE(keep); k++)
+                keep[n++] = p->unix_fds[k];
+        /* Ready: the host's exec wait sees EOF at STEP_EXEC. */
+        if (p->ch.progress != NULL)
+                *p->ch.progress = STEP_EXEC;
+        close_all_but(keep, n);
+}
 
-                keep[n++] = p->parent_pidfd;
-                keep[n++] = p->children_fd;
-                keep[n++] = p->ctrl_fd;
-                keep[n++] = p->scope_fd;        /* each command's signal scope */
-                for (k = 0; k < p->n_unix_fds && n < SBX__ARRAY_SIZE(keep); k++)
-                        keep[n++] = p->unix_fds[k];
-                /* Ready: the host's exec wait sees EOF at STEP_EXEC. */
-                if (p->ch.progress != NULL)
-                        *p->ch.progress = STEP_EXEC;
-                close_all_but(keep, n);
-        }
+/* Idle until the host sends a request (into buf, its fds into fds[4]):
+ * its length, or 0 to wait again.  The host hanging up, or the spawning
+ * process ending, ends the zygote; signals are taken here too. */
+static size_t zygote_receive(struct sbx__prep *p, char *buf, size_t buf_len, int fds[4],
+                             int *nfd)
+{
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(4 * sizeof(int))];
+        } cm;
+        struct sbx__zy_req *rq = (struct sbx__zy_req *) (void *) buf;
+        struct pollfd idle[2];
+        struct iovec iov = { buf, buf_len };
+        struct msghdr mh;
+        struct cmsghdr *c;
+        sigset_t none;
+        nfds_t nidle = 0;
+        size_t i, want;
+        ssize_t n;
+        int ok;
+
         sigemptyset(&none);
-        for (;;) {
-                union {
-                        struct cmsghdr h;
-                        char b[CMSG_SPACE(4 * sizeof(int))];
-                } cm;
-                struct pollfd idle[2];
-                struct sbx__zy_req *rq = (struct sbx__zy_req *) (void *) buf;
-                struct sbx__zy_rep rep = { SBX__ZY_MAGIC, 0, 0 };
-                struct sbx__prep local;
-                struct iovec iov = { buf, buf_len };
-                struct msghdr mh;
-                struct cmsghdr *c;
-                struct served sv;
-                int fds[4] = { -1, -1, -1, -1 }, nfd = 0, listener = -1, k, ok;
-                nfds_t nidle = 0;
-                ssize_t n;
-                size_t off, i, want;
-                pid_t pid;
+        idle[nidle++] = (struct pollfd){ p->ctrl_fd, POLLIN, 0 };
+        if (p->parent_pidfd >= 0)
+                idle[nidle++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
+        if (syscall(SYS_ppoll, idle, nidle, NULL, &none, (size_t) (NSIG / 8)) < 0)
+                return 0;
+        if (nidle > 1 && idle[1].revents != 0)
+                _exit(SBX_EXIT_RUNNER_FAILURE);
+        if (idle[0].revents == 0)
+                return 0;
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cm.b;
+        mh.msg_controllen = sizeof(cm.b);
+        n = recvmsg(p->ctrl_fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return 0;
+        if (n <= 0)
+                _exit(0);       /* the host hung up: nothing runs */
+        *nfd = 0;
+        for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                        size_t m = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
-                /* Idle: a request, the host hanging up, or the spawning
-                 * process ending.  Signals are taken here too. */
-                idle[nidle++] = (struct pollfd){ p->ctrl_fd, POLLIN, 0 };
-                if (p->parent_pidfd >= 0)
-                        idle[nidle++] = (struct pollfd){ p->parent_pidfd, POLLIN, 0 };
-                if (syscall(SYS_ppoll, idle, nidle, NULL, &none, (size_t) (NSIG / 8)) < 0)
-                        continue;
-                if (nidle > 1 && idle[1].revents != 0)
-                        _exit(SBX_EXIT_RUNNER_FAILURE);
-                if (idle[0].revents == 0)
-                        continue;
-                memset(&mh, 0, sizeof(mh));
-                mh.msg_iov = &iov;
-                mh.msg_iovlen = 1;
-                mh.msg_control = cm.b;
-                mh.msg_controllen = sizeof(cm.b);
-                n = recvmsg(p->ctrl_fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-                if (n < 0 && (errno == EINTR || errno == EAGAIN))
-                        continue;
-                if (n <= 0)
-                        _exit(0);       /* the host hung up: nothing runs */
-                for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-                        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                                size_t m = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        for (i = 0; i < m && *nfd < 4; i++)
+                                memcpy(&fds[(*nfd)++], CMSG_DATA(c) + i * sizeof(int),
+                                       sizeof(int));
+                }
+        /* Only the host writes here; a request it did not form is a broken
+         * host: end, as if it had gone. */
+        ok = (size_t) n >= sizeof(*rq) && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
+             rq->magic == SBX__ZY_MAGIC && rq->len == (size_t) n - sizeof(*rq) &&
+             rq->len > 0 && buf[n - 1] == '\0' && rq->n_argv >= 1 &&
+             rq->n_argv + rq->n_env <= SBX__ZY_MAX_STRS && (rq->fdmask & ~7u) == 0;
+        want = 1 + ((rq->fdmask & 1) != 0) + ((rq->fdmask & 2) != 0) + ((rq->fdmask & 4) != 0);
+        if (!ok || (size_t) *nfd != want)
+                _exit(SBX_EXIT_RUNNER_FAILURE);
+        return (size_t) n;
+}
 
-                                for (i = 0; i < m && nfd < 4; i++)
-                                        memcpy(&fds[nfd++], CMSG_DATA(c) + i * sizeof(int),
-                                               sizeof(int));
-                        }
-                /* Only the host writes here; a request it did not form is a
-                 * broken host: end, as if it had gone. */
-                ok = (size_t) n >= sizeof(*rq) && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) &&
-                     rq->magic == SBX__ZY_MAGIC && rq->len == (size_t) n - sizeof(*rq) &&
-                     rq->len > 0 && buf[n - 1] == '\0' && rq->n_argv >= 1 &&
-                     rq->n_argv + rq->n_env <= SBX__ZY_MAX_STRS && (rq->fdmask & ~7u) == 0;
-                want = 1 + ((rq->fdmask & 1) != 0) + ((rq->fdmask & 2) != 0) +
-                       ((rq->fdmask & 4) != 0);
-                if (!ok || (size_t) nfd != want)
-                        _exit(SBX_EXIT_RUNNER_FAILURE);
-                /* The strings, in order, into ptrs. */
-                for (off = sizeof(*rq), i = 0; off < (size_t) n && i < SBX__ZY_MAX_STRS + 2; i++) {
-                        ptrs[i] = buf + off;
-                        while (buf[off] != '\0')
-                                off++;
+/* The command's prep: the zygote's, with the request's strings (into
+ * ptrs: path, cwd, argv, envp) and fds (stdio, then the exec-status pipe). */
+static void zygote_unpack(const struct sbx__prep *p, char *buf, size_t n, char **ptrs,
+                          const int fds[4], struct sbx__prep *local)
+{
+        const struct sbx__zy_req *rq = (const struct sbx__zy_req *) (void *) buf;
+        size_t off, i;
+        int k;
+
+        for (off = sizeof(*rq), i = 0; off < n && i < SBX__ZY_MAX_STRS + 2; i++) {
+                ptrs[i] = buf + off;
+                while (buf[off] != '\0')
                         off++;
-                }
-                if (i != 2 + rq->n_argv + rq->n_env || off != (size_t) n)
-                        _exit(SBX_EXIT_RUNNER_FAILURE);
-                local = *p;
-                local.exec_path = ptrs[0];
-                local.cmd_cwd = ptrs[1];
-                /* argv and envp each end with a NULL: the one after argv
-                 * is the first env entry's slot, so the env moves up one. */
-                for (i = 2 + rq->n_argv + rq->n_env; i > 2 + rq->n_argv; i--)
-                        ptrs[i] = ptrs[i - 1];
-                ptrs[2 + rq->n_argv] = NULL;
-                ptrs[3 + rq->n_argv + rq->n_env] = NULL;
-                local.argv = ptrs + 2;
-                local.envp = ptrs + 3 + rq->n_argv;
-                for (k = 0, i = 0; i < 3; i++)
-                        local.stdio[i] = (rq->fdmask & (1u << i)) ? fds[k++] : -1;
-                local.ch.err_w = fds[k];
-                local.ch.sync_r = -1;
-                local.ruleset_fd = -1;          /* the zygote's own domain holds it */
-                local.n_keep = 0;
-                local.timeout_ms = rq->timeout_ms;
-                local.notify_sock[0] = local.notify_sock[1] = -1;
-                if (p->notify != NULL &&
-                    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, local.notify_sock) < 0) {
-                        struct sbx__child_report cr = { STEP_SECCOMP, errno, 0 };
+                off++;
+        }
+        if (i != 2 + rq->n_argv + rq->n_env || off != n)
+                _exit(SBX_EXIT_RUNNER_FAILURE);
+        *local = *p;
+        local->exec_path = ptrs[0];
+        local->cmd_cwd = ptrs[1];
+        /* argv and envp each end with a NULL: the one after argv is the
+         * first env entry's slot, so the env moves up one. */
+        for (i = 2 + rq->n_argv + rq->n_env; i > 2 + rq->n_argv; i--)
+                ptrs[i] = ptrs[i - 1];
+        ptrs[2 + rq->n_argv] = NULL;
+        ptrs[3 + rq->n_argv + rq->n_env] = NULL;
+        local->argv = ptrs + 2;
+        local->envp = ptrs + 3 + rq->n_argv;
+        for (k = 0, i = 0; i < 3; i++)
+                local->stdio[i] = (rq->fdmask & (1u << i)) ? fds[k++] : -1;
+        local->ch.err_w = fds[k];
+        local->ch.sync_r = -1;
+        local->ruleset_fd = -1;         /* the zygote's own domain holds it */
+        local->n_keep = 0;
+        local->timeout_ms = rq->timeout_ms;
+        local->notify_sock[0] = local->notify_sock[1] = -1;
+}
 
-                        (void) !write(local.ch.err_w, &cr, sizeof(cr));
-                        pid = -1;
-                } else {
-                        init_timed_out = 0;
-                        init_kill_tree = 0;
-                        if (p->ch.progress != NULL)
-                                *p->ch.progress = STEP_FORK;
-                        pid = start_command(&local);
-                        if (pid < 0) {
-                                struct sbx__child_report cr = { STEP_FORK, errno, 0 };
+/* Run one command of the zygote and serve it to its end: the reply the
+ * host reads (its exit code and signal).  *parent_gone: the spawning
+ * process ended meanwhile. */
+static struct sbx__zy_rep zygote_run(struct sbx__prep *p, struct sbx__prep *local,
+                                     const int fds[4], int nfd, int *parent_gone)
+{
+        struct sbx__zy_rep rep = { SBX__ZY_MAGIC, 0, 0 };
+        struct served sv;
+        int listener = -1, i;
+        pid_t pid;
 
-                                (void) !write(local.ch.err_w, &cr, sizeof(cr));
-                        }
+        if (p->notify != NULL &&
+            socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, local->notify_sock) < 0) {
+                struct sbx__child_report cr = { STEP_SECCOMP, errno, 0 };
+
+                (void) !write(local->ch.err_w, &cr, sizeof(cr));
+                pid = -1;
+        } else {
+                init_timed_out = 0;
+                init_kill_tree = 0;
+                if (p->ch.progress != NULL)
+                        *p->ch.progress = STEP_FORK;
+                pid = start_command(local);
+                if (pid < 0) {
+                        struct sbx__child_report cr = { STEP_FORK, errno, 0 };
+
+                        (void) !write(local->ch.err_w, &cr, sizeof(cr));
                 }
-                init_command_pid = pid > 0 ? pid : 0;
-                for (i = 0; i < (size_t) nfd; i++)
-                        (void) close(fds[i]);
-                if (local.notify_sock[0] >= 0) {
-                        (void) close(local.notify_sock[1]);
-                        listener = pid > 0 ? sbx__notify_receive(local.notify_sock[0]) : -1;
-                        (void) close(local.notify_sock[0]);
-                }
-                if (pid > 0) {
-                        serve(&local, pid, listener, rq->timeout_ms, p->ctrl_fd, &sv);
-                        kill_leftovers(p);
-                        rep.code = run_code(&sv);
-                        rep.sig = run_signal(&sv);
-                } else {
-                        sv.parent_gone = 0;
-                        rep.code = SBX_EXIT_RUNNER_FAILURE;
-                }
-                if (listener >= 0)
-                        (void) close(listener);
-                if (sv.parent_gone)
+        }
+        init_command_pid = pid > 0 ? pid : 0;
+        for (i = 0; i < nfd; i++)
+                (void) close(fds[i]);
+        if (local->notify_sock[0] >= 0) {
+                (void) close(local->notify_sock[1]);
+                listener = pid > 0 ? sbx__notify_receive(local->notify_sock[0]) : -1;
+                (void) close(local->notify_sock[0]);
+        }
+        *parent_gone = 0;
+        if (pid > 0) {
+                serve(local, pid, listener, local->timeout_ms, p->ctrl_fd, &sv);
+                kill_leftovers(p);
+                rep.code = run_code(&sv);
+                rep.sig = run_signal(&sv);
+                *parent_gone = sv.parent_gone;
+        } else {
+                rep.code = SBX_EXIT_RUNNER_FAILURE;
+        }
+        if (listener >= 0)
+                (void) close(listener);
+        return rep;
+}
+
+static void run_zygote(struct sbx__prep *p) SBX__NORETURN;
+static void run_zygote(struct sbx__prep *p)
+{
+        const size_t buf_len = sizeof(struct sbx__zy_req) + SBX__ZY_MAX_BYTES;
+        const size_t ptr_len = (SBX__ZY_MAX_STRS + 2) * sizeof(char *);
+        char *buf = mmap(NULL, buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char **ptrs = mmap(NULL, ptr_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
+
+        if (buf == MAP_FAILED || ptrs == MAP_FAILED)
+                sbx__child_fail(&p->ch, STEP_FORK, errno, 0);
+        zygote_setup(p);
+        for (;;) {
+                struct sbx__zy_rep rep;
+                struct sbx__prep local;
+                int fds[4] = { -1, -1, -1, -1 }, nfd = 0, parent_gone;
+                size_t n = zygote_receive(p, buf, buf_len, fds, &nfd);
+
+                if (n == 0)
+                        continue;
+                zygote_unpack(p, buf, n, ptrs, fds, &local);
+                rep = zygote_run(p, &local, fds, nfd, &parent_gone);
+                if (parent_gone)
                         _exit(SBX_EXIT_RUNNER_FAILURE);
                 if (send(p->ctrl_fd, &rep, sizeof(rep), MSG_NOSIGNAL) != (ssize_t) sizeof(rep))
                         _exit(SBX_EXIT_RUNNER_FAILURE);

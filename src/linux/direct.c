@@ -55,13 +55,12 @@ static void direct_child(void *arg, struct sbx__chan *ch)
  * authority.  Still no inherited fds beyond the ones passed, and a new
  * session. */
 sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
-                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                           const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
         const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
         struct sbx__proc proc;
         struct sbx__child_report rep;
         struct direct d;
-        sbx_child *child;
         char *path = NULL;
         char **envp;
         sbx_code r = SBX_OK;
@@ -71,11 +70,8 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
                 return sbx__fail(err, SBX_E_INVALID, 0, "sbx_spawn: the process ignores SIGCHLD "
                                  "(SIG_IGN or SA_NOCLDWAIT), so an unconfined child would be "
                                  "reaped before its status is known; restore SIGCHLD's default");
-        /* Nothing here would apply them: refused rather than run unlimited. */
-        if (opts->memory_max != 0 || opts->pids_max != 0)
-                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "sbx_spawn: an unconfined "
-                                 "plan runs directly and cannot apply memory or pids limits; "
-                                 "refusing to run unlimited");
+        /* No limits here: the row does not claim SBX__ROW_LIMITS, so the
+         * exec layer refused them. */
         envp = sbx__plan_env(plan, src_env, NULL, NULL);
         if (envp == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
@@ -86,11 +82,6 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
                         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
                 return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "sbx_spawn: command \"%.200s\" not "
                                  "found in PATH", argv[0]);
-        }
-        child = sbx__child_new(SBX_BACKEND_AUTO);
-        if (child == NULL) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
-                goto out;
         }
         d.path = path;
         d.argv = (char *const *) argv;
@@ -122,10 +113,7 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
         sbx__proc_close_channel(&proc);
         child->pid = proc.pid;
         child->pidfd = proc.pidfd;
-        *out = child;
-        child = NULL;
 out:
-        free(child);
         free(path);
         sbx_strv_free(envp);
         return r;

@@ -390,440 +390,636 @@ static void seccomp_and_landlock_opts(int rung, const struct sbx_plan *plan, uin
         *ll |= SBX__LL_SCOPE_SIGNAL | SBX__LL_SCOPE_ABSTRACT;
 }
 
-/* Shared by both rungs. */
-static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *const *argv,
-                         const sbx_spawn_options *opts, struct sbx__warm *zy, sbx_child **out,
-                         sbx_error *err)
-{
-        const char *fn = "sbx_spawn";
-        const char *backend = rung == 1 ? "native" : "landlock";
-        const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
-        struct sbx__prep p;
-        struct sbx__proc proc = { -1, -1, -1, -1, NULL, NULL };
-        struct sbx__child_report rep;
-        char *home = NULL, *home2 = NULL, *scratch = NULL;
-        char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
-        char *cgdirs[2] = { NULL, NULL };
-        int32_t limit_kinds[2] = { SBX_LIMIT_NONE, SBX_LIMIT_NONE };
-        sbx_child *child = NULL;
-        uint32_t ll_opts, sc_opts;
-        uint64_t ns = 0;
-        sbx_code r;
-        int e, rc, ctrl[2] = { -1, -1 };
+/* ------------------------------------------------------------ the spawn
+ *
+ * A rung's setup is a list of features (below).  Each is one block in one
+ * place: what it prepares on the host before the clone (prepare), what it
+ * does once the child exists but waits for the go byte (started), what it
+ * takes over once the command exec'd (running), and what it undoes when
+ * the spawn fails (undo).  What the child itself does for a feature is
+ * the part of struct sbx__prep the feature fills (child.c reads it, in
+ * its own fixed, async-signal-safe order). */
 
-        memset(&p, 0, sizeof(p));
-        scratch_home[0] = scratch_tmp[0] = '\0';
-        p.obs_pipe[0] = p.obs_pipe[1] = -EBADF;
-        p.rung = rung;
-        p.ctrl_fd = -EBADF;
-        p.proxy_sock[0] = p.proxy_sock[1] = -EBADF;
-        p.ruleset_fd = -EBADF;
-        p.children_fd = -EBADF;
+struct ns_ctx {
+        int      rung;
+        const char *fn, *backend;
+        const struct sbx_plan *plan;
+        const sbx_spawn_options *opts;
+        const char *const *argv;
+        const char *const *src_env;
+        struct sbx__warm *zy;           /* a zygote's start, or NULL */
+        struct sbx__prep p;
+        struct sbx__proc proc;
+        char    *home, *home2, *scratch;
+        char     scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
+        char    *cgdirs[2];
+        int32_t  limit_kinds[2];
+        uint32_t ll_opts, sc_opts;
+        int      ctrl[2];
+        int      net_fds[5];            /* the proxy's listeners, once received */
+};
+
+struct ns_feature {
+        const char *name;
+        sbx_code (*prepare)(struct ns_ctx *c, sbx_error *err);
+        sbx_code (*started)(struct ns_ctx *c, sbx_error *err);
+        sbx_code (*running)(struct ns_ctx *c, sbx_error *err);
+        void     (*undo)(struct ns_ctx *c);
+};
+
+static sbx_code no_memory(const struct ns_ctx *c, sbx_error *err)
+{
+        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", c->fn);
+}
+
+/* The homes hidden from the command: the caller's HOME, and the account's
+ * own home when HOME points elsewhere. */
+static sbx_code homes_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        int rc = sbx__caller_home(c->src_env, &c->home);
+
+        if (rc == -ENOMEM)
+                return no_memory(c, err);
+        if (c->plan->home == SBX__ENV_DIR_SCRATCH && rc >= 0) {
+                int rc2 = sbx__account_home(&c->home2);
+
+                if (rc2 == -ENOMEM)
+                        return no_memory(c, err);
+                if (rc2 < 0)
+                        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc2,
+                                         "%s: the account's home directory cannot be resolved, "
+                                         "so it cannot be hidden; refusing to run with an "
+                                         "isolated HOME", c->fn);
+                if (c->home2 != NULL && c->home != NULL && strcmp(c->home2, c->home) == 0) {
+                        free(c->home2);
+                        c->home2 = NULL;
+                }
+                c->p.home2 = c->home2;
+        }
+        if (c->plan->home == SBX__ENV_DIR_SCRATCH &&
+            (rc < 0 || (c->home != NULL && strcmp(c->home, "/") == 0)))
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
+                                 "%s: the caller's HOME %s, so it cannot be hidden; refusing to "
+                                 "run with an isolated HOME (set HOME to the real home "
+                                 "directory)", c->fn, rc < 0 ? "cannot be resolved" : "is /");
+        return SBX_OK;
+}
+
+static void homes_undo(struct ns_ctx *c)
+{
+        free(c->home);
+        free(c->home2);
+        c->home = c->home2 = NULL;
+}
+
+/* Environment, HOME and TMPDIR: an executor's own directories, rung 1's
+ * private /tmp, or a host scratch directory for rung 2. */
+static sbx_code env_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        const struct sbx_plan *plan = c->plan;
+        sbx_code r;
+
+        if (plan->scratch_dir != NULL) {
+                /* Kept across the executor's runs (the plan has read-write
+                 * rules for both). */
+                (void) snprintf(c->scratch_home, sizeof(c->scratch_home), "%s/home",
+                                plan->scratch_dir);
+                (void) snprintf(c->scratch_tmp, sizeof(c->scratch_tmp), "%s/tmp",
+                                plan->scratch_dir);
+        } else if (c->rung == 1) {
+                const char *h = plan->home == SBX__ENV_DIR_CALLER ? c->home
+                                : (c->home != NULL ? c->home : "/tmp");
+
+                c->p.envp = sbx__plan_env(plan, c->src_env, h, "/tmp");
+                return c->p.envp != NULL ? SBX_OK : no_memory(c, err);
+        } else {
+                r = sbx__make_scratch(&c->scratch, err);
+                if (r != SBX_OK)
+                        return r;
+                (void) snprintf(c->scratch_home, sizeof(c->scratch_home), "%s/home", c->scratch);
+                (void) snprintf(c->scratch_tmp, sizeof(c->scratch_tmp), "%s/tmp", c->scratch);
+        }
+        c->p.envp = sbx__plan_env(plan, c->src_env,
+                                  plan->home == SBX__ENV_DIR_CALLER ? c->home : c->scratch_home,
+                                  c->scratch_tmp);
+        return c->p.envp != NULL ? SBX_OK : no_memory(c, err);
+}
+
+static void env_undo(struct ns_ctx *c)
+{
+        if (c->scratch != NULL) {
+                (void) sbx__rm_rf(c->scratch);
+                free(c->scratch);
+                c->scratch = NULL;
+        }
+}
+
+/* The executable, as the sandbox sees it (a zygote looks up each command
+ * when it comes: warm.c). */
+static sbx_code lookup_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        int rc;
+
+        if (c->zy != NULL)
+                return SBX_OK;
+        rc = sbx__ladder_lookup(c->rung, c->plan, c->home, c->home2, c->argv[0], c->p.envp,
+                                &c->p.exec_path);
+        if (rc == -ENOMEM)
+                return no_memory(c, err);
+        if (rc < 0)
+                return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "%s: command \"%.200s\" not "
+                                 "found in PATH", c->fn, c->argv[0]);
+        return SBX_OK;
+}
+
+/* Resource limits and the tracking cgroup.  A zygote has neither: it is a
+ * subreaper (rung 2) or the namespace's init (rung 1).  The child waits
+ * for the go byte until it is in its cgroups. */
+static sbx_code limits_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        if (c->zy != NULL)
+                return SBX_OK;
+        return prepare_limits(&c->p, c->rung, c->opts, c->cgdirs, c->limit_kinds, err);
+}
+
+static sbx_code limits_started(struct ns_ctx *c, sbx_error *err)
+{
+        if (sbx__cgroup_attach(c->cgdirs, c->proc.pid) < 0)
+                return sbx__fail(err, sbx__errno_code(errno, SBX_E_SANDBOX_UNAVAILABLE), errno,
+                                 "%s: cannot move the sandbox into its cgroup: %s; the command "
+                                 "was not run", c->fn, strerror(errno));
+        return SBX_OK;
+}
+
+static void limits_undo(struct ns_ctx *c)
+{
+        size_t i;
+
+        for (i = 0; i < SBX__ARRAY_SIZE(c->cgdirs); i++) {
+                sbx__cgroup_destroy(c->cgdirs[i]);
+                free(c->cgdirs[i]);
+                c->cgdirs[i] = NULL;
+        }
+}
+
+/* A zygote's control pair (warm.c sends it each command). */
+static sbx_code zygote_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        if (c->zy == NULL)
+                return SBX_OK;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->ctrl) < 0)
+                return sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the zygote failed",
+                                 c->fn);
+        c->p.ctrl_fd = c->ctrl[1];
+        return SBX_OK;
+}
+
+static void zygote_undo(struct ns_ctx *c)
+{
+        if (c->ctrl[0] >= 0) {
+                (void) close(c->ctrl[0]);
+                (void) close(c->ctrl[1]);
+        }
+        c->ctrl[0] = c->ctrl[1] = -1;
+}
+
+/* The seccomp program (Landlock's options are fixed here too, its ruleset
+ * is built last: landlock_prepare).  Observed, rung 2's internet sockets
+ * are refused by the supervisor's filter instead, which records them
+ * (observe.c). */
+static sbx_code seccomp_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        seccomp_and_landlock_opts(c->rung, c->plan, &c->ll_opts, &c->sc_opts);
+        if (SBX__OBSERVING(c->opts->flags) && (c->sc_opts & SBX__SC_DENY_INET))
+                c->sc_opts |= SBX__SC_INET_NOTIFY;
+        return sbx__seccomp_build(c->sc_opts, &c->p.bpf, err);
+}
+
+/* The observer (observe.c): every path call and exec watched, every
+ * connect done and seen. */
+static sbx_code observer_prepare(struct ns_ctx *c, unsigned *flags, sbx_error *err)
+{
+        const char *sc1[] = { "/tmp", "/run", "/dev/shm", NULL };
+        const char *sc2[] = { c->scratch_home, c->scratch_tmp, NULL };
+        sbx_code r;
+
+        if (c->zy != NULL)      /* observed runs are cold */
+                return sbx__fail(err, SBX_E_INTERNAL, EINVAL, "%s: observed zygote", c->fn);
+        *flags |= SBX__NF_OBSERVE | SBX__NF_CONNECT;
+        if (c->opts->flags & SBX_SPAWN_OBSERVE_READS)
+                *flags |= SBX__NF_READS;
+        if (c->sc_opts & SBX__SC_INET_NOTIFY)
+                *flags |= SBX__NF_INET;         /* the deny list left them to us */
+        r = sbx__observe_prepare(&c->p, c->plan, c->home, c->home2, c->rung == 1 ? sc1 : sc2,
+                                 err);
+        if (r == SBX_OK)
+                c->p.notify_ctx.obs = c->p.obs;
+        return r;
+}
+
+/* The supervisor (notify.c) in the init/monitor: for protected paths it
+ * vets every naming call (no new .git or HEAD anywhere; rung 2 also every
+ * write: Landlock cannot keep .git read-only inside a tree whose root
+ * stays creatable); for --allow-unix it makes every connect. */
+static sbx_code supervisor_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        const struct sbx_plan *plan = c->plan;
+        struct sbx__prep *p = &c->p;
+        unsigned flags = 0;
+        size_t n = 0;
+        sbx_code r;
+
+        if (!plan->protects_git && plan->n_unix_sockets == 0 && !SBX__OBSERVING(c->opts->flags))
+                return SBX_OK;
+        if (plan->protects_git)
+                flags |= SBX__NF_NAMES | (c->rung == 2 ? SBX__NF_WRITES : 0);
+        if (plan->n_unix_sockets > 0)
+                flags |= SBX__NF_CONNECT;
+        if (SBX__OBSERVING(c->opts->flags)) {
+                r = observer_prepare(c, &flags, err);
+                if (r != SBX_OK)
+                        return r;
+        }
+        p->notify_ctx.flags = flags | ((flags & SBX__NF_WRITES) ? SBX__NF_NAMES : 0);
+        p->notify_sock[0] = p->notify_sock[1] = -EBADF;
+        r = sbx__notify_build(flags, &p->notify, &p->notify_ctx.map, err);
+        if (r == SBX_OK)
+                r = pin_sockets(p, plan, c->fn, err);
+        if (r != SBX_OK)
+                return r;
+        if (sbx__notify_prot_build(plan, &p->notify_prot, &n) < 0)
+                return no_memory(c, err);
+        p->notify_ctx.prot = p->notify_prot;
+        p->notify_ctx.n_prot = n;
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p->notify_sock) < 0)
+                return sbx__fail(err, sbx__errno_code(errno, SBX_E_INTERNAL), errno,
+                                 "%s: socketpair for the supervisor failed: %s", c->fn,
+                                 strerror(errno));
+        return SBX_OK;
+}
+
+/* The observer's record pipe: its read end is the handle's; the write end
+ * lives on in the init/monitor only (its own fd table by now: the command
+ * exec'd).  exec/events.c reads it. */
+static sbx_code observer_running(struct ns_ctx *c, sbx_error *err)
+{
+        (void) err;
+        if (c->p.obs == NULL)
+                return SBX_OK;
+        (void) close(c->p.obs_pipe[1]);
+        c->p.obs_pipe[1] = -EBADF;
+        return SBX_OK;
+}
+
+/* The egress proxy's listener comes from the child's own network
+ * namespace (rung 1 only: rung 2 has none, and fails closed on the
+ * guarantees).  Transparent mode: the child applies the nft rules. */
+static sbx_code proxy_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        struct sbx__nft_spec spec = { SBX__TPROXY_PORT, SBX__DNS_PORT, 0 };
+        sbx_code r;
+        int v6;
+
+        if (c->rung != 1 || !sbx__plan_proxied(c->plan))
+                return SBX_OK;
+        /* IPv6 too where the kernel has it (a namespace without it gets no
+         * IPv6 route: refused, never leaked). */
+        v6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (v6 >= 0)
+                (void) close(v6);
+        else
+                spec.flags |= SBX__NFT_NO_IPV6;
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->p.proxy_sock) < 0)
+                return sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the proxy listener "
+                                 "failed", c->fn);
+        r = sbx__nft_build(&spec, &c->p.nft, err);
+        if (r == SBX_OK)
+                c->p.transparent = (spec.flags & SBX__NFT_NO_IPV6) ? 1 : 2;
+        return r;
+}
+
+/* Sent before the command's execve, so they are there now: the proxy's
+ * listener and, in transparent mode, its TCP and DNS sockets. */
+static sbx_code proxy_running(struct ns_ctx *c, sbx_error *err)
+{
+        char tag = 0;
+        int rc;
+
+        if (c->p.proxy_sock[0] < 0)
+                return SBX_OK;
+        rc = sbx__recv_fds(c->p.proxy_sock[0], c->net_fds, &tag);
+        if (rc < 0)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc, "%s: the proxy listener "
+                                 "did not arrive from the sandbox", c->fn);
+        (void) close(c->p.proxy_sock[0]);
+        (void) close(c->p.proxy_sock[1]);
+        c->p.proxy_sock[0] = c->p.proxy_sock[1] = -EBADF;
+        return SBX_OK;
+}
+
+static void proxy_undo(struct ns_ctx *c)
+{
+        size_t i;
+
+        if (c->p.proxy_sock[0] >= 0) {
+                (void) close(c->p.proxy_sock[0]);
+                (void) close(c->p.proxy_sock[1]);
+        }
+        c->p.proxy_sock[0] = c->p.proxy_sock[1] = -EBADF;
+        for (i = 0; i < SBX__ARRAY_SIZE(c->net_fds); i++) {
+                if (c->net_fds[i] >= 0)
+                        (void) close(c->net_fds[i]);
+                c->net_fds[i] = -1;
+        }
+}
+
+/* Rung 1's namespaces: the id maps, the network namespace unless the
+ * network is allowed, and the mount plan. */
+static sbx_code mounts_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        struct sbx__prep *p = &c->p;
+
+        if (c->rung != 1)
+                return SBX_OK;
+        (void) snprintf(p->uid_map, sizeof(p->uid_map), "%u %u 1\n", (unsigned) geteuid(),
+                        (unsigned) geteuid());
+        (void) snprintf(p->gid_map, sizeof(p->gid_map), "%u %u 1\n", (unsigned) getegid(),
+                        (unsigned) getegid());
+        p->net_ns = c->plan->network != SBX__NET_ALLOW;
+        if (sbx__build_mounts(p, c->plan, c->home) < 0)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: cannot prepare the mount plan",
+                                 c->fn);
+        return SBX_OK;
+}
+
+/* The Landlock ruleset, last: it may name paths the others prepared.  Then
+ * the whole setup must enforce what the plan requires, or nothing runs. */
+static sbx_code landlock_prepare(struct ns_ctx *c, sbx_error *err)
+{
+        const struct sbx_plan *plan = c->plan;
+        sbx_code r;
+
+        if (sbx__landlock_abi() >= 1) {
+                r = sbx__build_landlock(&c->p, plan, c->scratch, c->home, c->ll_opts, err);
+                if (r != SBX_OK)
+                        return r;
+        } else if (c->rung == 2) {
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: Landlock is not "
+                                 "available", c->fn);
+        }
+        if ((c->p.achieved & plan->required) != plan->required)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
+                                 "%s: the %s backend cannot enforce guarantees 0x%x on this "
+                                 "kernel; refusing to run less confined", c->fn, c->backend,
+                                 (unsigned) (plan->required & ~c->p.achieved));
+        return SBX_OK;
+}
+
+/* In setup order; failures undo in reverse. */
+static const struct ns_feature ns_features[] = {
+        { .name = "homes", .prepare = homes_prepare, .undo = homes_undo },
+        { .name = "env", .prepare = env_prepare, .undo = env_undo },
+        { .name = "lookup", .prepare = lookup_prepare },
+        { .name = "limits", .prepare = limits_prepare, .started = limits_started,
+          .undo = limits_undo },
+        { .name = "zygote", .prepare = zygote_prepare, .undo = zygote_undo },
+        { .name = "seccomp", .prepare = seccomp_prepare },
+        { .name = "supervisor", .prepare = supervisor_prepare, .running = observer_running },
+        { .name = "proxy", .prepare = proxy_prepare, .running = proxy_running,
+          .undo = proxy_undo },
+        { .name = "mounts", .prepare = mounts_prepare },
+        { .name = "landlock", .prepare = landlock_prepare },
+};
+
+/* The prep every rung starts from: no descriptor held, the caller's stdio
+ * and kept fds, the host's pidfd for the init/monitor to watch. */
+static void ns_ctx_init(struct ns_ctx *c, int rung, const struct sbx_plan *plan,
+                        const char *const *argv, const sbx_spawn_options *opts,
+                        struct sbx__warm *zy)
+{
+        struct sbx__prep *p = &c->p;
+        size_t i;
+
+        memset(c, 0, sizeof(*c));
+        c->rung = rung;
+        c->fn = "sbx_spawn";
+        c->backend = rung == 1 ? "native" : "landlock";
+        c->plan = plan;
+        c->opts = opts;
+        c->argv = argv;
+        c->src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
+        c->zy = zy;
+        c->proc = (struct sbx__proc){ -1, -1, -1, -1, NULL, NULL };
+        c->limit_kinds[0] = c->limit_kinds[1] = SBX_LIMIT_NONE;
+        c->ctrl[0] = c->ctrl[1] = -1;
+        for (i = 0; i < SBX__ARRAY_SIZE(c->net_fds); i++)
+                c->net_fds[i] = -1;
+        p->obs_pipe[0] = p->obs_pipe[1] = -EBADF;
+        p->rung = rung;
+        p->ctrl_fd = -EBADF;
+        p->proxy_sock[0] = p->proxy_sock[1] = -EBADF;
+        p->ruleset_fd = -EBADF;
+        p->children_fd = -EBADF;
         /* The init/monitor watches this process through a pidfd (not a
          * death signal, which follows the spawning thread). */
-        p.parent_pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0U);
-        if (p.parent_pidfd < 0)
-                p.parent_pidfd = -EBADF;
+        p->parent_pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0U);
+        if (p->parent_pidfd < 0)
+                p->parent_pidfd = -EBADF;
         /* Rung 2: the command's nested signal scope (Landlock ABI >= 6). */
-        p.scope_fd = rung == 2 ? sbx__landlock_scope_signal_fd() : -EBADF;
-        if (p.scope_fd < 0)
-                p.scope_fd = -EBADF;
-        p.parent_pid = getpid();
-        p.memory_max = opts->memory_max;
-        p.timeout_ms = opts->timeout_ms;
+        p->scope_fd = rung == 2 ? sbx__landlock_scope_signal_fd() : -EBADF;
+        if (p->scope_fd < 0)
+                p->scope_fd = -EBADF;
+        p->parent_pid = getpid();
+        p->memory_max = opts->memory_max;
+        p->timeout_ms = opts->timeout_ms;
         /* libcap, in the parent: how many capabilities this kernel has, so
          * the child drops exactly those from its bounding set. */
-        p.cap_last = (int) cap_max_bits() - 1;
-        if (p.cap_last < 0 || p.cap_last > 63)
-                p.cap_last = 63;
-        p.plan = plan;
-        p.argv = (char *const *) argv;
-        p.cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
-        p.achieved = rung == 1 ? sbx__native_guarantees(plan) : sbx__landlock_guarantees(plan);
-        p.stdio[0] = opts->stdin_fd;
-        p.stdio[1] = opts->stdout_fd;
-        p.stdio[2] = opts->stderr_fd;
+        p->cap_last = (int) cap_max_bits() - 1;
+        if (p->cap_last < 0 || p->cap_last > 63)
+                p->cap_last = 63;
+        p->plan = plan;
+        p->argv = (char *const *) argv;
+        p->cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
+        p->achieved = rung == 1 ? sbx__native_guarantees(plan) : sbx__landlock_guarantees(plan);
+        p->stdio[0] = opts->stdin_fd;
+        p->stdio[1] = opts->stdout_fd;
+        p->stdio[2] = opts->stderr_fd;
         if (opts->n_keep_fds > 0)
-                memcpy(p.keep, opts->keep_fds, opts->n_keep_fds * sizeof(int));
-        p.n_keep = opts->n_keep_fds;
-
-        rc = sbx__caller_home(src_env, &home);
-        if (rc == -ENOMEM) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                goto fail;
-        }
-        /* The account's own home is hidden too when HOME points elsewhere. */
-        if (plan->home == SBX__ENV_DIR_SCRATCH && rc >= 0) {
-                int rc2 = sbx__account_home(&home2);
-
-                if (rc2 == -ENOMEM) {
-                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                        goto fail;
-                }
-                if (rc2 < 0) {
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc2,
-                                      "%s: the account's home directory cannot be resolved, so "
-                                      "it cannot be hidden; refusing to run with an isolated HOME",
-                                      fn);
-                        goto fail;
-                }
-                if (home2 != NULL && home != NULL && strcmp(home2, home) == 0) {
-                        free(home2);
-                        home2 = NULL;
-                }
-                p.home2 = home2;
-        }
-        if (plan->home == SBX__ENV_DIR_SCRATCH &&
-            (rc < 0 || (home != NULL && strcmp(home, "/") == 0))) {
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
-                              "%s: the caller's HOME %s, so it cannot be hidden; refusing to "
-                              "run with an isolated HOME (set HOME to the real home directory)",
-                              fn, rc < 0 ? "cannot be resolved" : "is /");
-                goto fail;
-        }
-
-        /* Environment, HOME and TMPDIR. */
-        if (plan->scratch_dir != NULL) {
-                /* An executor's own directories, kept across its runs (the
-                 * plan has read-write rules for both). */
-                (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", plan->scratch_dir);
-                (void) snprintf(scratch_tmp, sizeof(scratch_tmp), "%s/tmp", plan->scratch_dir);
-                p.envp = sbx__plan_env(plan, src_env,
-                                       plan->home == SBX__ENV_DIR_CALLER ? home : scratch_home,
-                                       scratch_tmp);
-        } else if (rung == 1) {
-                const char *h = plan->home == SBX__ENV_DIR_CALLER ? home
-                                : (home != NULL ? home : "/tmp");
-
-                p.envp = sbx__plan_env(plan, src_env, h, "/tmp");
-        } else {
-                r = sbx__make_scratch(&scratch, err);
-                if (r != SBX_OK)
-                        goto fail;
-                (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", scratch);
-                (void) snprintf(scratch_tmp, sizeof(scratch_tmp), "%s/tmp", scratch);
-                p.envp = sbx__plan_env(plan, src_env,
-                                       plan->home == SBX__ENV_DIR_CALLER ? home : scratch_home,
-                                       scratch_tmp);
-        }
-        if (p.envp == NULL) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                goto fail;
-        }
-        /* A zygote looks up each command when it comes (warm.c). */
-        rc = zy != NULL ? 0 : sbx__ladder_lookup(rung, plan, home, home2, argv[0], p.envp,
-                                                  &p.exec_path);
-        if (rc == -ENOMEM) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                goto fail;
-        }
-        if (rc < 0) {
-                r = sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "%s: command \"%.200s\" not found in PATH",
-                              fn, argv[0]);
-                goto fail;
-        }
-
-        /* A zygote has no limits and no tracking cgroup: it is a
-         * subreaper (rung 2) or the namespace's init (rung 1). */
-        r = zy != NULL ? SBX_OK : prepare_limits(&p, rung, opts, cgdirs, limit_kinds, err);
-        if (r != SBX_OK)
-                goto fail;
-        if (zy != NULL) {
-                if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctrl) < 0) {
-                        r = sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the zygote failed",
-                                      fn);
-                        goto fail;
-                }
-                p.ctrl_fd = ctrl[1];
-        }
-
-        /* seccomp + Landlock, built here. */
-        seccomp_and_landlock_opts(rung, plan, &ll_opts, &sc_opts);
-        /* Observed, rung 2's internet sockets are refused by the
-         * supervisor's filter instead, which records them (observe.c). */
-        if (SBX__OBSERVING(opts->flags) && (sc_opts & SBX__SC_DENY_INET))
-                sc_opts |= SBX__SC_INET_NOTIFY;
-        r = sbx__seccomp_build(sc_opts, &p.bpf, err);
-        if (r != SBX_OK)
-                goto fail;
-        /* The supervisor (notify.c) in the init/monitor: for protected
-         * paths it vets every naming call (no new .git or HEAD anywhere;
-         * rung 2 also every write: Landlock cannot keep .git read-only
-         * inside a tree whose root stays creatable); for --allow-unix it
-         * makes every connect. */
-        if (plan->protects_git || plan->n_unix_sockets > 0 || SBX__OBSERVING(opts->flags)) {
-                unsigned flags = 0;
-                size_t n = 0;
-
-                if (plan->protects_git)
-                        flags |= SBX__NF_NAMES | (rung == 2 ? SBX__NF_WRITES : 0);
-                if (plan->n_unix_sockets > 0)
-                        flags |= SBX__NF_CONNECT;
-                if (SBX__OBSERVING(opts->flags) && zy != NULL) {  /* observed runs are cold */
-                        r = sbx__fail(err, SBX_E_INTERNAL, EINVAL, "%s: observed zygote", fn);
-                        goto fail;
-                }
-                if (SBX__OBSERVING(opts->flags)) {
-                        /* The observer (observe.c): every path call and
-                         * exec watched, every connect done and seen. */
-                        const char *sc1[] = { "/tmp", "/run", "/dev/shm", NULL };
-                        const char *sc2[] = { scratch_home, scratch_tmp, NULL };
-
-                        flags |= SBX__NF_OBSERVE | SBX__NF_CONNECT;
-                        if (opts->flags & SBX_SPAWN_OBSERVE_READS)
-                                flags |= SBX__NF_READS;
-                        if (sc_opts & SBX__SC_INET_NOTIFY)
-                                flags |= SBX__NF_INET;  /* the deny list left them to us */
-                        r = sbx__observe_prepare(&p, plan, home, home2,
-                                                 rung == 1 ? sc1 : sc2, err);
-                        if (r != SBX_OK)
-                                goto fail;
-                        p.notify_ctx.obs = p.obs;
-                }
-                p.notify_ctx.flags = flags | ((flags & SBX__NF_WRITES) ? SBX__NF_NAMES : 0);
-                p.notify_sock[0] = p.notify_sock[1] = -EBADF;
-                r = sbx__notify_build(flags, &p.notify, &p.notify_ctx.map, err);
-                if (r != SBX_OK)
-                        goto fail;
-                r = pin_sockets(&p, plan, fn, err);
-                if (r != SBX_OK)
-                        goto fail;
-                if (sbx__notify_prot_build(plan, &p.notify_prot, &n) < 0) {
-                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                        goto fail;
-                }
-                p.notify_ctx.prot = p.notify_prot;
-                p.notify_ctx.n_prot = n;
-                if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.notify_sock) < 0) {
-                        r = sbx__fail(err, sbx__errno_code(errno, SBX_E_INTERNAL), errno,
-                                      "%s: socketpair for the supervisor failed: %s", fn,
-                                      strerror(errno));
-                        goto fail;
-                }
-        }
-        /* The egress proxy's listener comes from the child's own network
-         * namespace (rung 1 only: rung 2 has none, and fails closed on the
-         * guarantees below). */
-        if (rung == 1 && sbx__plan_proxied(plan)) {
-                struct sbx__nft_spec spec = { SBX__TPROXY_PORT, SBX__DNS_PORT, 0 };
-                int v6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-                /* IPv6 too where the kernel has it (a namespace without
-                 * it gets no IPv6 route: refused, never leaked). */
-                if (v6 >= 0)
-                        (void) close(v6);
-                else
-                        spec.flags |= SBX__NFT_NO_IPV6;
-
-                if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p.proxy_sock) < 0) {
-                        r = sbx__fail(err, SBX_E_IO, errno, "%s: socketpair for the proxy "
-                                      "listener failed", fn);
-                        goto fail;
-                }
-                /* Transparent mode: the child applies these. */
-                r = sbx__nft_build(&spec, &p.nft, err);
-                if (r != SBX_OK)
-                        goto fail;
-                p.transparent = (spec.flags & SBX__NFT_NO_IPV6) ? 1 : 2;
-        }
-        if (rung == 1) {
-                (void) snprintf(p.uid_map, sizeof(p.uid_map), "%u %u 1\n", (unsigned) geteuid(),
-                                (unsigned) geteuid());
-                (void) snprintf(p.gid_map, sizeof(p.gid_map), "%u %u 1\n", (unsigned) getegid(),
-                                (unsigned) getegid());
-                p.net_ns = plan->network != SBX__NET_ALLOW;
-                if (sbx__build_mounts(&p, plan, home) < 0) {
-                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: cannot prepare the mount plan", fn);
-                        goto fail;
-                }
-        }
-        if (sbx__landlock_abi() >= 1) {
-                r = sbx__build_landlock(&p, plan, scratch, home, ll_opts, err);
-                if (r != SBX_OK)
-                        goto fail;
-        } else if (rung == 2) {
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: Landlock is not available", fn);
-                goto fail;
-        }
-        if ((p.achieved & plan->required) != plan->required) {
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0,
-                              "%s: the %s backend cannot enforce guarantees 0x%x on this kernel; "
-                              "refusing to run less confined", fn, backend,
-                              (unsigned) (plan->required & ~p.achieved));
-                goto fail;
-        }
-
+                memcpy(p->keep, opts->keep_fds, opts->n_keep_fds * sizeof(int));
+        p->n_keep = opts->n_keep_fds;
         /* Rung 2 always runs the command under a subreaper monitor: it
          * finds descendants that leave the process group, enforces the
          * timeout, and -- never exec'ing -- keeps the exit signal 0 that
          * makes the child invisible to a host's SIGCHLD policy and reapers
          * (execve resets a process's exit signal to SIGCHLD). */
-        p.monitor = rung == 2;
-        child = sbx__child_new(rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
-        if (child == NULL) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                goto fail;
-        }
-        if (rung == 1) {
+        p->monitor = rung == 2;
+}
+
+/* Clone the child (it waits for the go byte), run every feature's started
+ * step, let it go and learn whether execve succeeded. */
+static sbx_code ns_launch(struct ns_ctx *c, size_t *done, sbx_error *err)
+{
+        struct sbx__child_report rep;
+        uint64_t ns = 0;
+        sbx_code r;
+        size_t i;
+        int rc;
+
+        if (c->rung == 1) {
                 ns = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                      CLONE_NEWCGROUP;
-                if (p.net_ns)
+                if (c->p.net_ns)
                         ns |= CLONE_NEWNET;
         }
-        /* The child always waits for the go byte: it is moved into its
-         * cgroups first, and a rung-1 child cannot check its parent. */
-        rc = rung == 1 && atomic_load(&refuse_namespaces) ? -EPERM
-             : sbx__launch(ns, 1, sbx__ladder_child, &p, &proc);
+        rc = c->rung == 1 && atomic_load(&refuse_namespaces) ? -EPERM
+             : sbx__launch(ns, 1, sbx__ladder_child, &c->p, &c->proc);
         if (rc < 0) {
-                if (rung == 1 && !sbx__fault_active() && environment_refused(STEP_FORK, -rc))
+                if (c->rung == 1 && !sbx__fault_active() && environment_refused(STEP_FORK, -rc))
                         atomic_store(&native_broken, 1);
-                r = sbx__fail(err, sbx__errno_code(-rc, SBX_E_SANDBOX_UNAVAILABLE), -rc,
-                              "%s: %s sandbox setup failed while creating the %s: %s", fn, backend,
-                              rung == 1 ? "namespaces (clone)" : "process (clone)", strerror(-rc));
-                goto fail;
+                return sbx__fail(err, sbx__errno_code(-rc, SBX_E_SANDBOX_UNAVAILABLE), -rc,
+                                 "%s: %s sandbox setup failed while creating the %s: %s", c->fn,
+                                 c->backend, c->rung == 1 ? "namespaces (clone)"
+                                 : "process (clone)", strerror(-rc));
         }
-        child->pid = proc.pid;
-        child->pidfd = proc.pidfd;
-        proc.pidfd = -1;                /* the child handle owns it now */
-
-        child->required = plan->required;
-        child->achieved = p.achieved;
-        child->monitor = p.monitor;
-        child->scratch = scratch;
-        scratch = NULL;
-        child->cgroup[0] = cgdirs[0];
-        child->cgroup[1] = cgdirs[1];
-        cgdirs[0] = cgdirs[1] = NULL;
-        child->memory_max = opts->memory_max;
-        child->pids_max = opts->pids_max;
-        child->memory_kind = limit_kinds[0];
-        child->pids_kind = limit_kinds[1];
-        if (sbx__cgroup_attach(child->cgroup, proc.pid) < 0) {
-                r = sbx__fail(err, sbx__errno_code(errno, SBX_E_SANDBOX_UNAVAILABLE), errno,
-                              "%s: cannot move the sandbox into its cgroup: %s; the command was "
-                              "not run", fn, strerror(errno));
-                goto fail;
+        for (i = 0; i < *done; i++) {
+                if (ns_features[i].started != NULL &&
+                    (r = ns_features[i].started(c, err)) != SBX_OK)
+                        return r;
         }
-        /* Let the child go, then learn whether execve succeeded. */
-        (void) sbx__launch_release(&proc);
-        rc = sbx__launch_wait_exec(&proc, &rep);
+        (void) sbx__launch_release(&c->proc);
+        rc = sbx__launch_wait_exec(&c->proc, &rep);
         if (rc != 0) {
                 if (rc < 0 && rc != -ETIMEDOUT)
                         rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
-                r = report_child_failure(&p, &rep, backend, err);
-                if (rung == 1 && rc == 1 && !sbx__fault_active() &&
+                r = report_child_failure(&c->p, &rep, c->backend, err);
+                if (c->rung == 1 && rc == 1 && !sbx__fault_active() &&
                     environment_refused(rep.step, rep.err))
                         atomic_store(&native_broken, 1);
-                goto fail;
+                return r;
         }
-        atomic_store(&rung_proven[rung - 1], 1);
-        if (p.obs != NULL) {
-                /* The records' read end is the handle's; the write end
-                 * lives on in the init/monitor only (its own fd table by
-                 * now: the command exec'd). */
-                child->obs_fd = p.obs_pipe[0];
-                child->observe = 1;
-                p.obs_pipe[0] = -EBADF;
-                (void) close(p.obs_pipe[1]);
-                p.obs_pipe[1] = -EBADF;
+        atomic_store(&rung_proven[c->rung - 1], 1);
+        for (i = 0; i < *done; i++) {
+                if (ns_features[i].running != NULL &&
+                    (r = ns_features[i].running(c, err)) != SBX_OK)
+                        return r;
         }
-        if (p.proxy_sock[0] >= 0) {
-                /* Sent before the command's execve, so they are there now. */
-                int fds[5];
-                char tag = 0;
+        return SBX_OK;
+}
 
-                rc = sbx__recv_fds(p.proxy_sock[0], fds, &tag);
-                if (rc < 0) {
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
-                                      "%s: the proxy listener did not arrive from the sandbox",
-                                      fn);
-                        goto fail;
-                }
-                child->net_fd = fds[0];
-                child->net_tfd = fds[1];
-                child->net_dfd = fds[2];        /* -1 unless transparent mode ('T', 'U') */
-                child->net_tfd6 = fds[3];       /* -1 unless with IPv6 ('U') */
-                child->net_dfd6 = fds[4];
-                (void) close(p.proxy_sock[0]);
-                (void) close(p.proxy_sock[1]);
-                p.proxy_sock[0] = p.proxy_sock[1] = -1;
+/* The zygote keeps the progress page; the host its end of the control
+ * pair, the pidfd and the homes it hid. */
+static void ns_hand_to_zygote(struct ns_ctx *c)
+{
+        struct sbx__warm *zy = c->zy;
+
+        (void) close(c->proc.err_r);
+        c->proc.err_r = -1;
+        (void) close(c->ctrl[1]);
+        zy->pid = c->proc.pid;
+        zy->pidfd = c->proc.pidfd;
+        zy->ctrl = c->ctrl[0];
+        zy->shared = c->proc.shared;
+        zy->achieved = c->p.achieved;
+        zy->home = c->home;
+        zy->home2 = c->home2;
+        c->proc.pid = c->proc.pidfd = -1;
+        c->proc.shared = NULL;
+        c->ctrl[0] = c->ctrl[1] = -1;
+        c->home = c->home2 = NULL;
+}
+
+/* The child handle takes the process, the report, the limits, the
+ * listeners and the observer's pipe; what stays on the host (scratch,
+ * cgroups, the progress page, on which the init/monitor reports the
+ * signal that ended the command) is its private state. */
+static void ns_hand_to_child(struct ns_ctx *c, struct sbx__lx_child *lx, sbx_child *child)
+{
+        size_t i;
+
+        lx->scratch = c->scratch;
+        lx->cgroup[0] = c->cgdirs[0];
+        lx->cgroup[1] = c->cgdirs[1];
+        lx->shared = c->proc.shared;
+        c->scratch = NULL;
+        c->cgdirs[0] = c->cgdirs[1] = NULL;
+        c->proc.shared = NULL;
+        child->os = lx;
+        child->pid = c->proc.pid;
+        child->pidfd = c->proc.pidfd;
+        c->proc.pid = c->proc.pidfd = -1;
+        child->backend = c->rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK;
+        child->required = c->plan->required;
+        child->achieved = c->p.achieved;
+        child->memory_max = c->opts->memory_max;
+        child->pids_max = c->opts->pids_max;
+        child->memory_kind = c->limit_kinds[0];
+        child->pids_kind = c->limit_kinds[1];
+        child->net.fd = c->net_fds[0];
+        child->net.tfd = c->net_fds[1];
+        child->net.dfd = c->net_fds[2];         /* -1 unless transparent mode ('T', 'U') */
+        child->net.tfd6 = c->net_fds[3];        /* -1 unless with IPv6 ('U') */
+        child->net.dfd6 = c->net_fds[4];
+        for (i = 0; i < SBX__ARRAY_SIZE(c->net_fds); i++)
+                c->net_fds[i] = -1;
+        if (c->p.obs != NULL) {
+                child->events.obs_fd = c->p.obs_pipe[0];
+                c->p.obs_pipe[0] = -EBADF;
         }
-        if (zy != NULL) {
-                /* The zygote keeps the progress page; the host its end of
-                 * the control pair, the pidfd and the homes it hid. */
-                (void) close(proc.err_r);
-                proc.err_r = -1;
-                (void) close(ctrl[1]);
-                zy->pid = child->pid;
-                zy->pidfd = child->pidfd;
-                zy->ctrl = ctrl[0];
-                zy->shared = proc.shared;
-                zy->achieved = p.achieved;
-                zy->home = home;
-                zy->home2 = home2;
-                child->pidfd = -1;
-                free(child);
-                sbx__prep_free(&p);
+        sbx__proc_close_channel(&c->proc);
+        homes_undo(c);          /* the plan's homes are the host's to keep */
+}
+
+/* Shared by both rungs; zy != NULL starts a zygote instead of a command. */
+static sbx_code ns_spawn(int rung, const struct sbx_plan *plan, const char *const *argv,
+                         const sbx_spawn_options *opts, struct sbx__warm *zy, sbx_child *child,
+                         sbx_error *err)
+{
+        struct ns_ctx c;
+        struct sbx__lx_child *lx = NULL;
+        size_t done = 0;
+        sbx_code r = SBX_OK;
+        int e;
+
+        ns_ctx_init(&c, rung, plan, argv, opts, zy);
+        for (done = 0; done < SBX__ARRAY_SIZE(ns_features) && r == SBX_OK; done++)
+                r = ns_features[done].prepare(&c, err);
+        if (r == SBX_OK && zy == NULL && (lx = calloc(1, sizeof(*lx))) == NULL)
+                r = no_memory(&c, err);
+        if (r == SBX_OK)
+                r = ns_launch(&c, &done, err);
+        if (r == SBX_OK) {
+                if (zy != NULL)
+                        ns_hand_to_zygote(&c);
+                else
+                        ns_hand_to_child(&c, lx, child);
+                sbx__prep_free(&c.p);
                 return SBX_OK;
         }
-        /* The page stays with the child: its init/monitor reports there
-         * the signal that ended the command. */
-        child->shared = proc.shared;
-        proc.shared = NULL;
-        sbx__proc_close_channel(&proc);
-        free(home);
-        free(home2);
-        sbx__prep_free(&p);
-        *out = child;
-        return SBX_OK;
-fail:
         e = errno;
-        if (child != NULL && child->pid > 0) {
-                /* Still in its setup: kill it and reap it before anything
-                 * it uses goes. */
-                proc.pid = child->pid;
-                proc.pidfd = child->pidfd;
-                child->pidfd = -1;
-                child->pid = -1;
-                child->waited = 1;
+        /* Still in its setup: kill it and reap it before anything it uses
+         * goes. */
+        sbx__proc_abort(&c.proc);
+        while (done > 0) {
+                done--;
+                if (ns_features[done].undo != NULL)
+                        ns_features[done].undo(&c);
         }
-        sbx__proc_abort(&proc);
-        sbx__cgroup_destroy(cgdirs[0]);
-        sbx__cgroup_destroy(cgdirs[1]);
-        free(cgdirs[0]);
-        free(cgdirs[1]);
-        if (child != NULL)
-                sbx__linux_child_release(child);
-        free(child);
-        if (scratch != NULL) {
-                (void) sbx__rm_rf(scratch);
-                free(scratch);
-        }
-        free(home);
-        free(home2);
-        if (ctrl[0] >= 0) {
-                (void) close(ctrl[0]);
-                (void) close(ctrl[1]);
-        }
-        if (p.proxy_sock[0] >= 0) {
-                (void) close(p.proxy_sock[0]);
-                (void) close(p.proxy_sock[1]);
-        }
-        sbx__prep_free(&p);
+        free(lx);
+        sbx__prep_free(&c.p);
         errno = e;
         return r;
 }
 
 sbx_code sbx__native_spawn(const struct sbx_plan *plan, const char *const *argv,
-                           const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                           const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
-        return ns_spawn(1, plan, argv, opts, NULL, out, err);
+        return ns_spawn(1, plan, argv, opts, NULL, child, err);
 }
 
 sbx_code sbx__landlock_spawn(const struct sbx_plan *plan, const char *const *argv,
-                             const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                             const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
-        return ns_spawn(2, plan, argv, opts, NULL, out, err);
+        return ns_spawn(2, plan, argv, opts, NULL, child, err);
 }
 
 sbx_code sbx__ladder_zygote(int rung, const struct sbx_plan *plan, const sbx_spawn_options *opts,
@@ -897,7 +1093,7 @@ static sbx_code verify_rung(int rung, sbx_error *err)
         sbx_profile *profile = NULL;
         sbx_plan *plan = NULL;
         sbx_spawn_options o = SBX_SPAWN_OPTIONS_INIT;
-        struct sbx_child *child = NULL;
+        struct sbx_child child;
         const char *const argv[] = { "true", NULL };
         const char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
         int status = -1, r2;
@@ -913,13 +1109,16 @@ static sbx_code verify_rung(int rung, sbx_error *err)
         r = sbx_profile_new(&cfg, &profile, err);
         if (r == SBX_OK)
                 r = sbx_plan_compile(profile, &plan, err);
+        sbx__child_init(&child, NULL);
+        child.ops = &sbx__linux_child_ops;
+        child.backend = rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK;
         if (r == SBX_OK)
                 r = ns_spawn(rung, plan, argv, &o, NULL, &child, err);
         if (r == SBX_OK) {
-                r2 = sbx__linux_child_wait(child, 5000, &status);
+                r2 = child.ops->wait(&child, 5000, &status);
                 if (r2 < 0) {
-                        (void) sbx__linux_child_kill(child, SIGKILL);
-                        (void) sbx__linux_child_wait(child, 5000, &status);
+                        (void) child.ops->kill(&child, SIGKILL);
+                        (void) child.ops->wait(&child, 5000, &status);
                         r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -r2,
                                       "verify: `true` under the %s backend did not finish",
                                       rung == 1 ? "native" : "landlock");
@@ -928,8 +1127,7 @@ static sbx_code verify_rung(int rung, sbx_error *err)
                                       "verify: `true` under the %s backend exited with status 0x%x",
                                       rung == 1 ? "native" : "landlock", (unsigned) status);
                 }
-                sbx__linux_child_release(child);
-                free(child);
+                child.ops->release(&child);
         }
         sbx_plan_free(plan);
         sbx_profile_free(profile);

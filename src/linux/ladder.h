@@ -329,10 +329,15 @@ sbx_code sbx__ladder_zygote(int rung, const struct sbx_plan *plan, const sbx_spa
  * 'T' or 'U'): up to 5 into fds (the rest -1) and the tag.  0 or -errno;
  * never blocks. */
 int sbx__recv_fds(int sock, int fds[5], char *tag);
-/* warm.c: a zygote command's child handle (proc.c dispatches here). */
-int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status);
-int sbx__warm_child_kill(sbx_child *c, int sig);
-void sbx__warm_child_release(sbx_child *c);
+/* What a rung-1/rung-2 child keeps on the host (its child->os; proc.c
+ * removes it at the release).  bwrap and direct children keep nothing. */
+struct sbx__lx_child {
+        char    *scratch;       /* host scratch directory to remove, or NULL */
+        char    *cgroup[2];     /* cgroup directories to remove, or NULL */
+        int32_t *shared;        /* the launch's progress page, which the
+                                 * init/monitor ends with the signal that ended
+                                 * the command (SBX__END_*); NULL = none */
+};
 /* argv0 looked up in the sandbox's view of envp's PATH: 0 with *out
  * (malloc'd), -ENOENT, -ENOMEM. */
 int sbx__ladder_lookup(int rung, const struct sbx_plan *plan, const char *home,

@@ -19,14 +19,14 @@
 #include "linux/ladder.h"
 #include "paths/paths_internal.h"
 
-int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
+static int linux_child_wait(sbx_child *c, int timeout_ms, int *status)
 {
         struct sbx__proc p = { c->pid, c->pidfd, -1, -1, NULL, NULL };
+        const struct sbx__lx_child *lx = c->os;
+        const int32_t *shared = lx != NULL ? lx->shared : NULL;
         struct rusage ru;
         int r;
 
-        if (c->warm != NULL)
-                return sbx__warm_child_wait(c, timeout_ms, status);
         /* A rung-2 or bwrap keeper that was killed (by a user, the OOM
          * killer) did not end its tree: while it is still an unreaped
          * zombie, whatever is left of its session goes (tree.c).  A rung-1
@@ -47,11 +47,11 @@ int sbx__linux_child_wait(sbx_child *c, int timeout_ms, int *status)
         r = sbx__proc_reap(&p, timeout_ms, status);
         /* An init/monitor that exits 128 + N for a command signal N ended
          * says so on the page: the status is the signal's. */
-        if (r == 0 && status != NULL && c->shared != NULL &&
-            c->shared[SBX__END_MAGIC_AT] == SBX__END_MAGIC && WIFEXITED(*status) &&
-            c->shared[SBX__END_SIG_AT] > 0 && c->shared[SBX__END_SIG_AT] < 128 &&
-            WEXITSTATUS(*status) == 128 + c->shared[SBX__END_SIG_AT])
-                *status = c->shared[SBX__END_SIG_AT];
+        if (r == 0 && status != NULL && shared != NULL &&
+            shared[SBX__END_MAGIC_AT] == SBX__END_MAGIC && WIFEXITED(*status) &&
+            shared[SBX__END_SIG_AT] > 0 && shared[SBX__END_SIG_AT] < 128 &&
+            WEXITSTATUS(*status) == 128 + shared[SBX__END_SIG_AT])
+                *status = shared[SBX__END_SIG_AT];
         if (r == 0) {
                 c->user_us = (uint64_t) ru.ru_utime.tv_sec * 1000000u + (uint64_t) ru.ru_utime.tv_usec;
                 c->sys_us = (uint64_t) ru.ru_stime.tv_sec * 1000000u + (uint64_t) ru.ru_stime.tv_usec;
@@ -76,10 +76,8 @@ static int group_stop_signal(int sig)
                sig == SIGTTOU;
 }
 
-int sbx__linux_child_kill(sbx_child *c, int sig)
+static int linux_child_kill(sbx_child *c, int sig)
 {
-        if (c->warm != NULL)
-                return sbx__warm_child_kill(c, sig);
         if (c->pid <= 0 || !still_ours(c))
                 return -ESRCH;
         switch (c->backend) {
@@ -120,24 +118,22 @@ int sbx__linux_child_kill(sbx_child *c, int sig)
         return 0;
 }
 
-void sbx__linux_child_release(sbx_child *c)
+/* A rung-1/rung-2 child's host state: the tree's usage from its cgroups,
+ * then the cgroups, the scratch directory and the progress page go. */
+static void lx_release(sbx_child *c, struct sbx__lx_child *lx)
 {
         size_t i;
 
-        if (c->warm != NULL) {
-                sbx__warm_child_release(c);
-                return;
+        if (lx->scratch != NULL) {
+                (void) sbx__rm_rf(lx->scratch);
+                free(lx->scratch);
+                lx->scratch = NULL;
         }
-        if (c->scratch != NULL) {
-                (void) sbx__rm_rf(c->scratch);
-                free(c->scratch);
-                c->scratch = NULL;
-        }
-        if (c->cgroup[0] != NULL || c->cgroup[1] != NULL) {
+        if (lx->cgroup[0] != NULL || lx->cgroup[1] != NULL) {
                 struct sbx__cg_usage u;
 
-                sbx__cgroup_usage(c->cgroup[0], c->cgroup[1], &u);
-                if (u.have_memory && c->cgroup[1] != NULL) {
+                sbx__cgroup_usage(lx->cgroup[0], lx->cgroup[1], &u);
+                if (u.have_memory && lx->cgroup[1] != NULL) {
                         c->peak_memory = u.peak_memory;         /* the tree's, not one's */
                         c->usage_known |= SBX_USAGE_MEMORY;
                 }
@@ -150,20 +146,33 @@ void sbx__linux_child_release(sbx_child *c)
                 if (u.pids_hit && c->pids_max > 0)
                         c->limits_hit |= SBX_LIMIT_HIT_PIDS;
         }
-        for (i = 0; i < SBX__ARRAY_SIZE(c->cgroup); i++) {
-                if (c->cgroup[i] != NULL) {
-                        sbx__cgroup_destroy(c->cgroup[i]);
-                        free(c->cgroup[i]);
-                        c->cgroup[i] = NULL;
+        for (i = 0; i < SBX__ARRAY_SIZE(lx->cgroup); i++) {
+                if (lx->cgroup[i] != NULL) {
+                        sbx__cgroup_destroy(lx->cgroup[i]);
+                        free(lx->cgroup[i]);
+                        lx->cgroup[i] = NULL;
                 }
+        }
+        if (lx->shared != NULL)
+                (void) munmap(lx->shared, 4096);
+        lx->shared = NULL;
+}
+
+static void linux_child_release(sbx_child *c)
+{
+        if (c->os != NULL) {
+                lx_release(c, c->os);
+                free(c->os);
+                c->os = NULL;
         }
         if (c->pidfd >= 0)
                 (void) close(c->pidfd);
         c->pidfd = -1;
-        if (c->shared != NULL)
-                (void) munmap(c->shared, 4096);
-        c->shared = NULL;
 }
+
+const struct sbx__child_ops sbx__linux_child_ops = {
+        .wait = linux_child_wait, .kill = linux_child_kill, .release = linux_child_release,
+};
 
 /* The fds a child sent on sock (SCM_RIGHTS, received CLOEXEC): up to 5
  * into fds (the rest -1) and its tag byte.  0 or -errno.  Never blocks. */

@@ -134,9 +134,12 @@ static int read_reply(struct sbx__warm *w, int timeout_ms, int *code)
         return 0;
 }
 
-int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status)
+/* A zygote command's child handle: its os is the zygote (not freed with
+ * the child: warm_stop ends it), its pidfd a dup of the control socket, so
+ * a host's poll wakes when the zygote answers. */
+static int warm_child_wait(sbx_child *c, int timeout_ms, int *status)
 {
-        struct sbx__warm *w = c->warm;
+        struct sbx__warm *w = c->os;
         int code = 0, r;
 
         if (w->busy == 0)
@@ -156,9 +159,9 @@ int sbx__warm_child_wait(sbx_child *c, int timeout_ms, int *status)
         return 0;
 }
 
-int sbx__warm_child_kill(sbx_child *c, int sig)
+static int warm_child_kill(sbx_child *c, int sig)
 {
-        struct sbx__warm *w = c->warm;
+        struct sbx__warm *w = c->os;
 
         if (w->dead || !w->busy || c->pid <= 0)
                 return -ESRCH;
@@ -173,12 +176,17 @@ int sbx__warm_child_kill(sbx_child *c, int sig)
         return send_sig(w, sig);
 }
 
-void sbx__warm_child_release(sbx_child *c)
+static void warm_child_release(sbx_child *c)
 {
         if (c->pidfd >= 0)
                 (void) close(c->pidfd);
         c->pidfd = -1;
+        c->os = NULL;
 }
+
+static const struct sbx__child_ops warm_child_ops = {
+        .wait = warm_child_wait, .kill = warm_child_kill, .release = warm_child_release,
+};
 
 /* Where the strings go, in the order the zygote reads them. */
 static size_t put(char *buf, size_t off, const char *s)
@@ -189,35 +197,18 @@ static size_t put(char *buf, size_t off, const char *s)
         return off + n;
 }
 
-sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
-                         const char *const *argv, const sbx_spawn_options *opts,
-                         sbx_child **out, sbx_error *err)
+/* The run's environment and executable, as the zygote would give them: it
+ * hides one HOME, so another run's HOME needs another zygote (ESTALE). */
+static sbx_code warm_prepare(struct sbx__warm *w, const struct sbx_plan *plan,
+                             const char *const *argv, const sbx_spawn_options *opts,
+                             char ***envp, char **exec_path, sbx_error *err)
 {
         static const char fn[] = "sbx_spawn";
         const char *const *src_env = opts->envp != NULL ? opts->envp : (const char *const *) environ;
-        const char *cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
         char scratch_home[SBX_PATH_MAX + 8], scratch_tmp[SBX_PATH_MAX + 8];
-        char *home = NULL, *exec_path = NULL, **envp = NULL, *buf = NULL;
-        union {
-                struct cmsghdr h;
-                char b[CMSG_SPACE(4 * sizeof(int))];
-        } cm;
-        struct sbx__zy_req rq;
-        struct sbx__child_report rep;
-        struct sbx__proc tmp;
-        struct iovec iov[2];
-        struct msghdr mh;
-        struct cmsghdr *c;
-        sbx_child *child = NULL;
-        size_t n_argv = 0, n_env = 0, len, off, i;
-        int errp[2] = { -1, -1 }, fds[4], nfd = 0, rc, code;
-        sbx_code r;
+        char *home = NULL;
+        int rc;
 
-        *out = NULL;
-        if (w->dead || w->busy)
-                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone",
-                                 fn);
-        /* The HOME the zygote hides must be this run's. */
         rc = sbx__caller_home(src_env, &home);
         if (rc == -ENOMEM)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
@@ -229,45 +220,57 @@ sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
         }
         (void) snprintf(scratch_home, sizeof(scratch_home), "%s/home", plan->scratch_dir);
         (void) snprintf(scratch_tmp, sizeof(scratch_tmp), "%s/tmp", plan->scratch_dir);
-        envp = sbx__plan_env(plan, src_env, plan->home == SBX__ENV_DIR_CALLER ? home : scratch_home,
-                             scratch_tmp);
+        *envp = sbx__plan_env(plan, src_env, plan->home == SBX__ENV_DIR_CALLER ? home
+                              : scratch_home, scratch_tmp);
         free(home);
-        if (envp == NULL)
+        if (*envp == NULL)
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-        rc = sbx__ladder_lookup(w->rung, plan, w->home, w->home2, argv[0], envp, &exec_path);
-        if (rc < 0) {
-                r = rc == -ENOMEM ? sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn)
-                    : sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "%s: command \"%.200s\" not found "
-                                "in PATH", fn, argv[0]);
-                goto out;
-        }
+        rc = sbx__ladder_lookup(w->rung, plan, w->home, w->home2, argv[0], *envp, exec_path);
+        if (rc == -ENOMEM)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        if (rc < 0)
+                return sbx__fail(err, SBX_E_NOT_FOUND, ENOENT, "%s: command \"%.200s\" not "
+                                 "found in PATH", fn, argv[0]);
+        return SBX_OK;
+}
+
+/* Send the zygote one command: the request header, the strings (path,
+ * cwd, argv, envp) and the command's stdio plus errp_w, the write end of
+ * its exec-status pipe.  A zygote that cannot take it is killed. */
+static sbx_code warm_send(struct sbx__warm *w, const char *exec_path, const char *cwd,
+                          const char *const *argv, char *const *envp,
+                          const sbx_spawn_options *opts, int errp_w, sbx_error *err)
+{
+        static const char fn[] = "sbx_spawn";
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(4 * sizeof(int))];
+        } cm;
+        struct sbx__zy_req rq;
+        struct iovec iov[2];
+        struct msghdr mh;
+        struct cmsghdr *c;
+        size_t n_argv, n_env, len, off, i;
+        int fds[4], nfd = 0;
+        char *buf;
+
         len = strlen(exec_path) + 1 + strlen(cwd) + 1;
         for (n_argv = 0; argv[n_argv] != NULL; n_argv++)
                 len += strlen(argv[n_argv]) + 1;
         for (n_env = 0; envp[n_env] != NULL; n_env++)
                 len += strlen(envp[n_env]) + 1;
-        if (len > SBX__ZY_MAX_BYTES || n_argv + n_env > SBX__ZY_MAX_STRS) {
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESTALE, "%s: too large for the "
-                              "zygote", fn);
-                goto out;
-        }
+        if (len > SBX__ZY_MAX_BYTES || n_argv + n_env > SBX__ZY_MAX_STRS)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESTALE, "%s: too large for the "
+                                 "zygote", fn);
         buf = malloc(len);
-        child = sbx__child_new(w->rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK);
-        if (buf == NULL || child == NULL) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                goto out;
-        }
+        if (buf == NULL)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
         off = put(buf, 0, exec_path);
         off = put(buf, off, cwd);
         for (i = 0; i < n_argv; i++)
                 off = put(buf, off, argv[i]);
         for (i = 0; i < n_env; i++)
                 off = put(buf, off, envp[i]);
-        if (pipe2(errp, O_CLOEXEC) < 0 ||
-            (child->pidfd = fcntl(w->ctrl, F_DUPFD_CLOEXEC, 3)) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: %s", fn, strerror(errno));
-                goto out;
-        }
         memset(&rq, 0, sizeof(rq));
         rq.magic = SBX__ZY_MAGIC;
         rq.len = (uint32_t) len;
@@ -286,7 +289,7 @@ sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
                 rq.fdmask |= 4;
                 fds[nfd++] = opts->stderr_fd;
         }
-        fds[nfd++] = errp[1];
+        fds[nfd++] = errp_w;
         iov[0] = (struct iovec){ &rq, sizeof(rq) };
         iov[1] = (struct iovec){ buf, len };
         memset(&mh, 0, sizeof(mh));
@@ -304,66 +307,99 @@ sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
                 *(volatile int32_t *) w->shared = STEP_FORK;
         if (sendmsg(w->ctrl, &mh, MSG_NOSIGNAL) != (ssize_t) (sizeof(rq) + len)) {
                 /* Not started: the zygote is gone (or broken). */
+                free(buf);
                 warm_kill(w);
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone", fn);
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone",
+                                 fn);
+        }
+        free(buf);
+        w->busy = 1;
+        return SBX_OK;
+}
+
+/* Learn whether execve succeeded, as a cold spawn does (errp_r: the read
+ * end of the command's exec-status pipe).  A command that did not start
+ * is answered for by the zygote (or, stuck or gone, it ends here). */
+static sbx_code warm_started(struct sbx__warm *w, int errp_r, const char *exec_path,
+                             sbx_error *err)
+{
+        static const char fn[] = "sbx_spawn";
+        struct sbx__proc tmp = { w->pid, w->pidfd, errp_r, -1, w->shared, NULL };
+        struct sbx__child_report rep;
+        int rc, gone, code;
+
+        rc = sbx__launch_wait_exec(&tmp, &rep);
+        if (rc == 0)
+                return SBX_OK;
+        gone = rc != -ETIMEDOUT && read_reply(w, WARM_REAP_MS, &code) == -EPIPE;
+        if (rc == -ETIMEDOUT || w->busy)
+                warm_kill(w);
+        w->busy = 0;
+        if (gone && rep.step != STEP_EXEC)
+                /* It died before the command started (killed from
+                 * outside): not run; the caller runs it cold. */
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone",
+                                 fn);
+        if (rc < 0 && rc != -ETIMEDOUT)
+                rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
+        if (rep.step == STEP_EXEC && (rep.err == ENOENT || rep.err == ENOTDIR))
+                return sbx__fail(err, SBX_E_NOT_FOUND, rep.err, "%s: command \"%.200s\" not "
+                                 "found in the sandbox: %s", fn, exec_path, strerror(rep.err));
+        if (rep.step == STEP_EXEC)
+                return sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%s\" in the "
+                                 "sandbox: %s", fn, exec_path, strerror(rep.err));
+        return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep.err, "%s: %s sandbox setup failed "
+                         "while %s: %s; the command was not run", fn,
+                         w->rung == 1 ? "native" : "landlock",
+                         sbx__step_name(rep.step) != NULL ? sbx__step_name(rep.step)
+                         : "an unknown step", strerror(rep.err));
+}
+
+sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
+                         const char *const *argv, const sbx_spawn_options *opts,
+                         sbx_child *child, sbx_error *err)
+{
+        static const char fn[] = "sbx_spawn";
+        const char *cwd = opts->cwd != NULL ? opts->cwd : plan->workspace_root;
+        char *exec_path = NULL, **envp = NULL;
+        int errp[2] = { -1, -1 }, pidfd = -1;
+        sbx_code r;
+
+        if (w->dead || w->busy)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is gone",
+                                 fn);
+        r = warm_prepare(w, plan, argv, opts, &envp, &exec_path, err);
+        if (r != SBX_OK)
+                goto out;
+        /* The handle's pollable fd: the control socket, readable when the
+         * zygote answers. */
+        if (pipe2(errp, O_CLOEXEC) < 0 || (pidfd = fcntl(w->ctrl, F_DUPFD_CLOEXEC, 3)) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: %s", fn, strerror(errno));
                 goto out;
         }
-        w->busy = 1;
+        r = warm_send(w, exec_path, cwd, argv, envp, opts, errp[1], err);
+        if (r != SBX_OK)
+                goto out;
         (void) close(errp[1]);
         errp[1] = -1;
-        /* Learn whether execve succeeded, as a cold spawn does. */
-        tmp = (struct sbx__proc){ w->pid, w->pidfd, errp[0], -1, w->shared, NULL };
-        rc = sbx__launch_wait_exec(&tmp, &rep);
-        if (rc != 0) {
-                /* The command did not start: the zygote answers for it
-                 * (or, stuck or gone, it ends here). */
-                int gone = rc != -ETIMEDOUT && read_reply(w, WARM_REAP_MS, &code) == -EPIPE;
-
-                if (rc == -ETIMEDOUT || w->busy)
-                        warm_kill(w);
-                w->busy = 0;
-                if (gone && rep.step != STEP_EXEC) {
-                        /* It died before the command started (killed from
-                         * outside): not run; the caller runs it cold. */
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, ESRCH, "%s: the zygote is "
-                                      "gone", fn);
-                        goto out;
-                }
-                if (rc < 0 && rc != -ETIMEDOUT)
-                        rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
-                if (rep.step == STEP_EXEC && (rep.err == ENOENT || rep.err == ENOTDIR))
-                        r = sbx__fail(err, SBX_E_NOT_FOUND, rep.err, "%s: command \"%.200s\" "
-                                      "not found in the sandbox: %s", fn, exec_path,
-                                      strerror(rep.err));
-                else if (rep.step == STEP_EXEC)
-                        r = sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%s\" in the "
-                                      "sandbox: %s", fn, exec_path, strerror(rep.err));
-                else
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep.err, "%s: %s sandbox "
-                                      "setup failed while %s: %s; the command was not run", fn,
-                                      w->rung == 1 ? "native" : "landlock",
-                                      sbx__step_name(rep.step) != NULL ? sbx__step_name(rep.step)
-                                      : "an unknown step", strerror(rep.err));
+        r = warm_started(w, errp[0], exec_path, err);
+        if (r != SBX_OK)
                 goto out;
-        }
+        child->ops = &warm_child_ops;
+        child->os = w;
         child->pid = w->pid;
-        child->warm = w;
-        child->monitor = 1;
+        child->pidfd = pidfd;
+        pidfd = -1;
+        child->backend = w->rung == 1 ? SBX_BACKEND_NATIVE : SBX_BACKEND_LANDLOCK;
         child->required = plan->required;
         child->achieved = w->achieved;
-        *out = child;
-        child = NULL;
-        r = SBX_OK;
 out:
         if (errp[0] >= 0)
                 (void) close(errp[0]);
         if (errp[1] >= 0)
                 (void) close(errp[1]);
-        if (child != NULL) {
-                sbx__warm_child_release(child);
-                free(child);
-        }
-        free(buf);
+        if (pidfd >= 0)
+                (void) close(pidfd);
         free(exec_path);
         sbx_strv_free(envp);
         return r;

@@ -49,7 +49,7 @@ sbx_code sbx__win_confine(const struct sbx_plan *plan, const sbx_profile *profil
 }
 
 sbx_code sbx__win_spawn(const struct sbx_plan *plan, const char *const *argv,
-                        const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                        const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
         int32_t tier = 0;
         sbx_code r;
@@ -57,11 +57,11 @@ sbx_code sbx__win_spawn(const struct sbx_plan *plan, const char *const *argv,
         r = sbx__win_select(SBX_WINDOWS_AUTO, plan->required, NULL, &tier, err);
         if (r != SBX_OK)
                 return r;
-        return sbx__win_start(plan, argv, opts, 1, out, err);
+        return sbx__win_start(plan, argv, opts, 1, child, err);
 }
 
 sbx_code sbx__win_direct_spawn(const struct sbx_plan *plan, const char *const *argv,
-                               const sbx_spawn_options *opts, sbx_child **out, sbx_error *err)
+                               const sbx_spawn_options *opts, sbx_child *child, sbx_error *err)
 {
-        return sbx__win_start(plan, argv, opts, 0, out, err);
+        return sbx__win_start(plan, argv, opts, 0, child, err);
 }

@@ -552,7 +552,7 @@ static void child_state_free(struct sbx__win_child *w)
 }
 
 sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
-                        const sbx_spawn_options *opts, int restricted, sbx_child **out,
+                        const sbx_spawn_options *opts, int restricted, sbx_child *child,
                         sbx_error *err)
 {
         static const char fn[] = "sbx_spawn";
@@ -566,7 +566,6 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
         STARTUPINFOEXW si;
         PROCESS_INFORMATION pi;
         uint32_t layers = SBX__WIN_LAYERS_ALL;
-        sbx_child *child = NULL;
         SIZE_T asz = 0;
         size_t n_list = 0, i;
         sbx_code r;
@@ -576,9 +575,8 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
         if (opts->n_keep_fds > 0)
                 return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: keep_fds: Windows passes no "
                                  "descriptors beyond stdio", fn);
-        if (opts->memory_max > 0 || opts->pids_max > 0)
-                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: the windows backend "
-                                 "applies no resource limits (docs/windows.md)", fn);
+        /* No limits here: the row does not claim SBX__ROW_LIMITS, so the
+         * exec layer refused them (docs/windows.md). */
         r = sbx__winpath_from_posix(opts->cwd != NULL ? opts->cwd : plan->workspace_root, cwd,
                                     sizeof(cwd), err);
         if (r != SBX_OK)
@@ -743,15 +741,10 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
                 goto fail;
         }
         w->process = pi.hProcess;
-        child = sbx__child_new(restricted ? SBX_BACKEND_WINDOWS : SBX_BACKEND_AUTO);
-        if (child == NULL) {
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                (void) CloseHandle(pi.hThread);
-                goto fail;
-        }
         (void) ResumeThread(pi.hThread);
         (void) CloseHandle(pi.hThread);
         child->pid = (pid_t) pi.dwProcessId;
+        child->backend = restricted ? SBX_BACKEND_WINDOWS : SBX_BACKEND_AUTO;
         child->required = plan->direct ? 0 : plan->required;
         child->achieved = restricted ? sbx__win_tier_guarantees(SBX__WIN_TIER_RESTRICTED) : 0;
         child->degraded = restricted &&
@@ -759,7 +752,6 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
                                   SBX_ENFORCEMENT_FULL;
         child->os = w;
         w = NULL;
-        *out = child;
         r = SBX_OK;
         goto out;
 fail:
@@ -787,7 +779,7 @@ out:
 
 /* --------------------------------------------- wait, kill, release */
 
-int sbx__win_child_wait(sbx_child *child, int timeout_ms, int *status)
+static int win_child_wait(sbx_child *child, int timeout_ms, int *status)
 {
         struct sbx__win_child *w = child->os;
         DWORD r, code = 0;
@@ -807,7 +799,7 @@ int sbx__win_child_wait(sbx_child *child, int timeout_ms, int *status)
         return 0;
 }
 
-int sbx__win_child_kill(sbx_child *child, int sig)
+static int win_child_kill(sbx_child *child, int sig)
 {
         struct sbx__win_child *w = child->os;
 
@@ -822,8 +814,12 @@ int sbx__win_child_kill(sbx_child *child, int sig)
         return 0;
 }
 
-void sbx__win_child_release(sbx_child *child)
+static void win_child_release(sbx_child *child)
 {
         child_state_free(child->os);
         child->os = NULL;
 }
+
+const struct sbx__child_ops sbx__win_child_ops = {
+        .wait = win_child_wait, .kill = win_child_kill, .release = win_child_release,
+};

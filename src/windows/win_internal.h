@@ -66,7 +66,7 @@ struct sbx__win_child {
 /* Start argv: restricted = 1 for the restricted tier (token, ACLs, temp
  * dir, filtered environment), 0 for a direct plan (a job object only). */
 sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
-                        const sbx_spawn_options *opts, int restricted, sbx_child **out,
+                        const sbx_spawn_options *opts, int restricted, sbx_child *child,
                         sbx_error *err);
 
 /* Remove a directory tree (never following a reparse point out of it);

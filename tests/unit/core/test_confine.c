@@ -429,11 +429,13 @@ static void test_confine__unavailable_backend_always_fails(void **state)
         sbx_profile *p;
         sbx_plan *plan;
         char **argv = NULL;
-        sbx_child *child = NULL;
+        sbx_child child;
         sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
         (void) state;
 
         assert_non_null(u);
+        assert_true(u->supports & SBX__ROW_PLACEHOLDER);
+        sbx__child_init(&child, u);
         assert_string_equal(u->name, "unavailable");
         in_base(ws, sizeof(ws), "");
         p = mode_profile(SBX_MODE_READ_ONLY, ws);
@@ -445,7 +447,8 @@ static void test_confine__unavailable_backend_always_fails(void **state)
         assert_sbx_fails(u->spawn(plan, cmd, &so, &child, err), SBX_E_SANDBOX_UNAVAILABLE,
                          "no usable sandbox backend");
         assert_null(argv);
-        assert_null(child);
+        assert_int_equal(child.pid, -1);        /* nothing started, nothing held */
+        assert_null(child.os);
         assert_null(u->denial_signatures[0]);
         sbx_plan_free(plan);
         sbx_profile_free(p);
@@ -567,15 +570,15 @@ static int child_too_late(void)
         CHECK(sbx_local_config_set(&lc, NULL) == SBX_OK);
         CHECK(sbx_backend_detect(&b, NULL) == SBX_OK);
         CHECK(b == SBX_BACKEND_UNAVAILABLE);
-        CHECK(sbx__runner_command() != NULL &&
-              strcmp(sbx__runner_command(), "custom-runner") == 0);
+        CHECK(sbx__local_runner() != NULL &&
+              strcmp(sbx__local_runner(), "custom-runner") == 0);
         /* ...and frozen afterwards. */
         lc.backend = SBX_BACKEND_AUTO;
         lc.runner_command = NULL;
         CHECK(sbx_local_config_set(&lc, &e) == SBX_E_TOO_LATE);
         CHECK(e.code == SBX_E_TOO_LATE);
         CHECK(sbx_backend_detect(&b, NULL) == SBX_OK && b == SBX_BACKEND_UNAVAILABLE);
-        CHECK(strcmp(sbx__runner_command(), "custom-runner") == 0);
+        CHECK(strcmp(sbx__local_runner(), "custom-runner") == 0);
         return 0;
 }
 
@@ -597,7 +600,7 @@ static int child_config_copies_runner(void)
         CHECK(sbx_local_config_set(&lc, NULL) == SBX_OK);
         strcpy(runner, "/changed");
         CHECK(sbx_backend_detect(&b, NULL) == SBX_OK);
-        CHECK(strcmp(sbx__runner_command(), "/opt/my-runner") == 0);
+        CHECK(strcmp(sbx__local_runner(), "/opt/my-runner") == 0);
         return 0;
 }
 
