@@ -300,42 +300,6 @@ const sbx_runner_rule *sbx__backend_runner_rules(int32_t backend, size_t *n_out)
 
 /* -------------------------------------------------------------- names */
 
-static const char *const backend_names[] = {
-        [SBX_BACKEND_AUTO] = "auto",
-        [SBX_BACKEND_NATIVE] = "native",
-        [SBX_BACKEND_LANDLOCK] = "landlock",
-        [SBX_BACKEND_BWRAP] = "bwrap",
-        [SBX_BACKEND_UNAVAILABLE] = "unavailable",
-        [SBX_BACKEND_SEATBELT] = "seatbelt",
-        [SBX_BACKEND_WINDOWS] = "windows",
-};
-
-const char *sbx_backend_name(int32_t backend)
-{
-        if (backend < 0 || (size_t) backend >= SBX__ARRAY_SIZE(backend_names))
-                return "invalid";
-        return backend_names[backend];
-}
-
-sbx_code sbx_backend_parse(const char *text, int32_t *backend_out, sbx_error *err)
-{
-        size_t i;
-
-        if (text == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_backend_parse: text is NULL");
-        if (backend_out == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_backend_parse: backend_out is NULL");
-        for (i = 0; i < SBX__ARRAY_SIZE(backend_names); i++) {
-                if (strcmp(text, backend_names[i]) == 0) {
-                        *backend_out = (int32_t) i;
-                        return SBX_OK;
-                }
-        }
-        return sbx__fail(err, SBX_E_INVALID, 0,
-                         "sbx_backend_parse: \"%.64s\" is not a backend (auto, native, "
-                         "landlock, bwrap, unavailable, seatbelt, windows)", text);
-}
-
 static int backend_valid(int32_t b)
 {
         return b >= SBX_BACKEND_AUTO && b <= SBX_BACKEND_WINDOWS;

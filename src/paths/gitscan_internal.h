@@ -1,7 +1,8 @@
 /*
- * gitscan_internal.h - what gitscan.c (the walk, the repositories, the
- * protection) and gitconfig.c (git's configuration: reading, key types,
- * evaluation) share.  Not installed; docs/git.md.
+ * gitscan_internal.h - what gitscan.c (the walk, the repositories),
+ * gitprotect.c (the scan's state, the protection) and gitconfig.c (git's
+ * configuration: reading, key types, evaluation) share.  Not installed;
+ * docs/git.md.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef SBX_GITSCAN_INTERNAL_H
@@ -57,7 +58,7 @@ enum pt {
         PT_EXIST_FILE   /* an existing non-directory only */
 };
 
-/* gitscan.c */
+/* gitprotect.c */
 int sbx__gs_fail_at(struct scan *s, const char *path, int r);
 int sbx__gs_under_roots(const struct scan *s, const char *path);
 int sbx__gs_add(struct scan *s, const char *path, int tree);
@@ -66,6 +67,8 @@ int sbx__gs_expand(const struct scan *s, const char *base, const char *rel, int 
                    size_t *canon);
 int sbx__gs_chase(struct scan *s, const char *in, size_t canon, char *out);
 int sbx__gs_protect(struct scan *s, const char *path, enum pt how);
+/* The symbolic links inside dir, depth levels down (git follows them). */
+int sbx__gs_protect_links_in(struct scan *s, const char *dir, int depth);
 int sbx__gs_each_target(struct scan *s, const char *base, const char *value,
                         int (*fn)(struct scan *s, const char *target, void *arg), void *arg);
 int sbx__gs_protect_value(struct scan *s, const char *base, const char *value, enum pt how);

@@ -1,8 +1,9 @@
 /*
- * policyfile_build.c - reading a policy file (sbx_policy_file_load), its
- * getters, and what it makes: its profile (sbx_policy_file_profile,
+ * policyfile_build.c - reading a policy file (sbx_policy_file_load) and
+ * what it makes: its profile (sbx_policy_file_profile,
  * sbx_profile_from_file/_string) and the environment entries of its
- * spawns (sbx_policy_file_env).  The schema is policyfile.c's.
+ * spawns (sbx_policy_file_env).  The schema is policyfile.c's, the
+ * document's free and getters policyfile_doc.c's.
  *
  * The profile is the mode's named profile (sbx__profile_mode_config) with
  * the file's keys applied, built by sbx_profile_new, which validates it.
@@ -111,51 +112,6 @@ out:
         free(buf);
         free(msgname);
         return r;
-}
-
-void sbx_policy_file_free(sbx_policy_file *pf)
-{
-        if (pf == NULL)
-                return;
-        free(pf->name);
-        sbx__pf_keys_free(&pf->keys);
-        free(pf->workspace);
-        sbx_strv_free(pf->read_roots);
-        sbx_strv_free(pf->write_roots);
-        sbx_strv_free(pf->unix_sockets);
-        sbx_strv_free(pf->env_pass);
-        sbx_strv_free(pf->env_set);
-        sbx_strv_free(pf->allow_hosts);
-        free(pf);
-}
-
-const char *sbx_policy_file_name(const sbx_policy_file *pf)
-{
-        return pf != NULL ? pf->name : NULL;
-}
-
-sbx_code sbx_policy_file_settings(const sbx_policy_file *pf, sbx_policy_settings *out,
-                                  sbx_error *err)
-{
-        const char *fn = "sbx_policy_file_settings";
-
-        if (pf == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: pf is NULL", fn);
-        if (out == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: out is NULL", fn);
-        if (out->version != SBX_POLICY_SETTINGS_VERSION)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: out->version is %u; must be "
-                                 "SBX_POLICY_SETTINGS_VERSION (use SBX_POLICY_SETTINGS_INIT)",
-                                 fn, (unsigned) out->version);
-        *out = pf->s;
-        return SBX_OK;
-}
-
-uint32_t sbx_policy_file_line(const sbx_policy_file *pf, const char *key)
-{
-        if (pf == NULL || key == NULL)
-                return 0;
-        return sbx__pf_keys_line(&pf->keys, key);
 }
 
 /* ------------------------------------------------------------- profile */

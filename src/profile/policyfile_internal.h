@@ -1,7 +1,7 @@
 /*
  * policyfile_internal.h - the policy file's private representation and the
- * key-line scanner (policyfile_scan.c), shared by policyfile.c and
- * policyfile_build.c.  Not installed.
+ * key-line scanner (policyfile_scan.c), shared by policyfile.c,
+ * policyfile_doc.c and policyfile_build.c.  Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef SBX_POLICYFILE_INTERNAL_H

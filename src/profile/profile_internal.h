@@ -182,7 +182,7 @@ int sbx__net_port_ok(const char *s);
 const char *sbx__profile_home_name(int32_t h);
 const char *sbx__profile_isolation_name(int32_t i);
 
-/* Shared by profile.c and access.c. */
+/* query.c, shared by the profile files. */
 const char *sbx__path_syntax_text(enum path_syntax s);
 enum path_syntax sbx__path_syntax(const char *path);
 const char *sbx__printable(const char *s, char *buf, size_t bufsz);
