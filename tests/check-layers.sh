@@ -58,7 +58,7 @@ for f in "$root"/src/*.c; do
         echo "layering: $f is outside every layer folder" >&2
         fail=1
 done
-# Bare, non-CLOEXEC fd creation is rejected in the library (STYLE.md 25).
+# Bare, non-CLOEXEC fd creation is rejected in the library (docs/style.md).
 if grep -rnE '\b(pipe|dup|accept|epoll_create|inotify_init)\(' "$root/src" --include=*.c; then
         echo "use the CLOEXEC variants (pipe2, F_DUPFD_CLOEXEC, accept4, ...)" >&2
         fail=1

@@ -1,8 +1,8 @@
 /*
  * backend.h - the interface every enforcement backend implements (the
- * vtable of STYLE.md 37) and the child handle its spawn fills.  Like
- * libgit2's sys/ headers, OS backends include this file to implement it;
- * only src/backend/table.c knows which backends exist, and OS code never
+ * vtable of docs/architecture.md, "The backend interface") and the child
+ * handle its spawn fills.  Like libgit2's sys/ headers, OS backends
+ * include this file to implement it; only src/backend/table.c knows which backends exist, and OS code never
  * calls the table or anything in src/exec/.  Not installed.
  * SPDX-License-Identifier: Apache-2.0
  */

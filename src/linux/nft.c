@@ -2,7 +2,7 @@
  * nft.c - the route and nftables rules of rung 1's transparent network
  * mode (libnftnl + libmnl wrapper; docs/transparent.md).
  *
- * The only file that talks to libnftnl (STYLE.md rule 29).  Every
+ * The only file that talks to libnftnl (docs/style.md, "Layers").  Every
  * attribute id and every fixed-size value handed to it below is a
  * compile-time constant of the type its setter takes (u32 for u32
  * attributes, s32 for the chain priority, explicit lengths for data), so

@@ -1,9 +1,9 @@
 /*
  * seccomp.c - the system-call allow-list (libseccomp at build time).
  *
- * With seccomp_notify.c, the only file that talks to libseccomp (STYLE.md
- * rule 29), and only at build time: tools/seccomp-gen runs it for every
- * option set and the library embeds the result (seccomp_embed.c), so no
+ * With seccomp_notify.c, the only file that talks to libseccomp
+ * (docs/style.md, "Layers"), and only at build time: tools/seccomp-gen
+ * runs it for every option set and the library embeds the result (seccomp_embed.c), so no
  * libseccomp code runs on a spawn (the tests call it to compare).  The
  * program is a plain classic-BPF array loaded in the child with one
  * prctl.

@@ -54,7 +54,8 @@
  *      a path longer) is SBX_E_RANGE.
  *
  * Canonicalisation is a snapshot: the file system can change afterwards.
- * Enforcement itself opens paths once and then uses fds (STYLE.md 27).
+ * Enforcement itself opens paths once and then uses fds (docs/style.md,
+ * "Threads, processes, descriptors").
  *
  * SPDX-License-Identifier: Apache-2.0
  */
