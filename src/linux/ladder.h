@@ -118,10 +118,14 @@ struct sbx__obs_rule {
         uint32_t    access;             /* SBX__FS_* */
         int         tree;
 };
+struct sbx__nreq;
 /* The denial observer (SBX_SPAWN_OBSERVE), prepared by the parent,
  * read-only after: where records go and what the plan allows. */
 struct sbx__obs {
         int         fd;                 /* the record pipe's write end, O_NONBLOCK */
+        /* Records an answered notification (sbx__observe_answer; set by
+         * observe_prep.c, so notify_prim.c answers without calling up). */
+        void      (*answer)(const struct sbx__nreq *q, int error);
         int         rung;
         const struct sbx__obs_rule *rules;
         size_t      n_rules;

@@ -142,7 +142,7 @@ sbx_code sbx__seccomp_allow_stage(uint32_t opts, struct sbx__bpf *out, sbx_error
 /* bench/seccomp: the deny-list-shaped baseline (default allow). */
 sbx_code sbx__seccomp_compile_denylist(uint32_t opts, struct sbx__bpf *out, sbx_error *err);
 void sbx__seccomp_free(struct sbx__bpf *bpf);
-/* The libseccomp token of the one ABI the program allows (seccomp.c). */
+/* The libseccomp token of the one ABI the program allows (seccomp_lists.c). */
 size_t sbx__seccomp_n_arches(void);
 uint32_t sbx__seccomp_arch_token(size_t i);
 /* The seccomp_data.arch value of that ABI. */

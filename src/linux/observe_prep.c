@@ -54,6 +54,7 @@ sbx_code sbx__observe_prepare(struct sbx__prep *p, const struct sbx_plan *plan,
         for (i = 0; scratch != NULL && scratch[i] != NULL &&
                     o->n_scratch < SBX__ARRAY_SIZE(o->scratch); i++)
                 o->scratch[o->n_scratch++] = scratch[i];
+        o->answer = sbx__observe_answer;
         p->obs = o;
         if (pipe2(p->obs_pipe, O_CLOEXEC) < 0) {
                 p->obs_pipe[0] = p->obs_pipe[1] = -EBADF;

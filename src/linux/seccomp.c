@@ -77,61 +77,6 @@
 #include "linux/seccomp_defs.h"
 #include "linux/seccomp_lists.h"
 
-/* ---------------------------------------------------------- native ABI */
-
-struct sc_arch {
-        uint32_t scmp;          /* libseccomp token */
-        uint32_t audit;         /* seccomp_data.arch the kernel reports */
-};
-
-/* The one ABI the program allows; every other is killed.  An architecture
- * that is not listed fails the build rather than guess. */
-static const struct sc_arch sc_arches[] = {
-#if defined(__x86_64__) && defined(__ILP32__)
-        { SCMP_ARCH_X32,     AUDIT_ARCH_X86_64 },
-#elif defined(__x86_64__)
-        { SCMP_ARCH_X86_64,  AUDIT_ARCH_X86_64 },
-#elif defined(__i386__)
-        { SCMP_ARCH_X86,     AUDIT_ARCH_I386 },
-#elif defined(__aarch64__)
-        { SCMP_ARCH_AARCH64, AUDIT_ARCH_AARCH64 },
-#elif defined(__arm__)
-        { SCMP_ARCH_ARM,     AUDIT_ARCH_ARM },
-#elif defined(__powerpc64__) && defined(__BYTE_ORDER__) && \
-      __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        { SCMP_ARCH_PPC64,   AUDIT_ARCH_PPC64 },
-#elif defined(__powerpc64__)
-        { SCMP_ARCH_PPC64LE, AUDIT_ARCH_PPC64LE },
-#elif defined(__powerpc__)
-        { SCMP_ARCH_PPC,     AUDIT_ARCH_PPC },
-#elif defined(__s390x__)
-        { SCMP_ARCH_S390X,   AUDIT_ARCH_S390X },
-#elif defined(__s390__)
-        { SCMP_ARCH_S390,    AUDIT_ARCH_S390 },
-#elif defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
-        { SCMP_ARCH_RISCV64, AUDIT_ARCH_RISCV64 },
-#elif defined(__loongarch_lp64) && defined(SCMP_ARCH_LOONGARCH64)
-        { SCMP_ARCH_LOONGARCH64, AUDIT_ARCH_LOONGARCH64 },
-#else
-#  error "src/linux/seccomp.c: name this architecture's syscall ABI"
-#endif
-};
-
-size_t sbx__seccomp_n_arches(void)
-{
-        return SBX__ARRAY_SIZE(sc_arches);
-}
-
-uint32_t sbx__seccomp_arch_token(size_t i)
-{
-        return i < SBX__ARRAY_SIZE(sc_arches) ? sc_arches[i].scmp : 0;
-}
-
-uint32_t sbx__seccomp_arch_audit(void)
-{
-        return sc_arches[0].audit;
-}
-
 struct sc_sys {
         int         nr;         /* SCMP_SYS(): native or libseccomp pseudo number */
         const char *name;
@@ -632,8 +577,8 @@ static sbx_code sc_ctx_new(uint32_t def, scmp_filter_ctx *out, sbx_error *err)
                 badarch = SCMP_ACT_KILL_THREAD;
                 r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, badarch);
         }
-        if (r == 0 && seccomp_arch_native() != sc_arches[0].scmp) {
-                r = seccomp_arch_add(ctx, sc_arches[0].scmp);
+        if (r == 0 && seccomp_arch_native() != sbx__seccomp_arch_token(0)) {
+                r = seccomp_arch_add(ctx, sbx__seccomp_arch_token(0));
                 if (r == 0)
                         r = seccomp_arch_remove(ctx, seccomp_arch_native());
         }
@@ -774,8 +719,8 @@ sbx_code sbx__seccomp_compile_allow_reference(uint32_t opts, struct sbx__bpf *ou
         if (rc == SBX_OK)
                 rc = sc_add_names(ctx, sbx__sc_refuse, sbx__sc_refuse_n, eperm, err);
         for (i = 0; i < sbx__sc_raw_allow_n && rc == SBX_OK; i++)
-                if (sbx__sc_raw_allow[i].scmp == sc_arches[0].scmp &&
-                    seccomp_syscall_resolve_name_arch(sc_arches[0].scmp, sbx__sc_raw_allow[i].name) < 0)
+                if (sbx__sc_raw_allow[i].scmp == sbx__seccomp_arch_token(0) &&
+                    seccomp_syscall_resolve_name_arch(sbx__seccomp_arch_token(0), sbx__sc_raw_allow[i].name) < 0)
                         rc = sc_rule(ctx, SCMP_ACT_ALLOW, (int) sbx__sc_raw_allow[i].nr,
                                      sbx__sc_raw_allow[i].name, 0, NULL, err);
         if (rc == SBX_OK)

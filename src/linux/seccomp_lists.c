@@ -1,7 +1,9 @@
 /*
  * seccomp_lists.c - the system calls a confined command may make, by
  * group, and the ones refused by name (docs/seccomp.md gives each group's
- * reason; keep it in step), and the allow-list stage built from them.
+ * reason; keep it in step), the allow-list stage built from them, and the
+ * one native ABI they are resolved for (its libseccomp token and audit
+ * value, which seccomp.c and seccomp_notify.c use too).
  * Names, not numbers: each is resolved for the native ABI with libseccomp
  * when the program is compiled (at build time: tools/seccomp-gen).
  * SPDX-License-Identifier: Apache-2.0
@@ -13,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -20,6 +23,61 @@
 #include "linux_internal.h"
 
 #include "linux/seccomp_lists.h"
+
+/* ---------------------------------------------------------- native ABI */
+
+struct sc_arch {
+        uint32_t scmp;          /* libseccomp token */
+        uint32_t audit;         /* seccomp_data.arch the kernel reports */
+};
+
+/* The one ABI the program allows; every other is killed.  An architecture
+ * that is not listed fails the build rather than guess. */
+static const struct sc_arch sc_arches[] = {
+#if defined(__x86_64__) && defined(__ILP32__)
+        { SCMP_ARCH_X32,     AUDIT_ARCH_X86_64 },
+#elif defined(__x86_64__)
+        { SCMP_ARCH_X86_64,  AUDIT_ARCH_X86_64 },
+#elif defined(__i386__)
+        { SCMP_ARCH_X86,     AUDIT_ARCH_I386 },
+#elif defined(__aarch64__)
+        { SCMP_ARCH_AARCH64, AUDIT_ARCH_AARCH64 },
+#elif defined(__arm__)
+        { SCMP_ARCH_ARM,     AUDIT_ARCH_ARM },
+#elif defined(__powerpc64__) && defined(__BYTE_ORDER__) && \
+      __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        { SCMP_ARCH_PPC64,   AUDIT_ARCH_PPC64 },
+#elif defined(__powerpc64__)
+        { SCMP_ARCH_PPC64LE, AUDIT_ARCH_PPC64LE },
+#elif defined(__powerpc__)
+        { SCMP_ARCH_PPC,     AUDIT_ARCH_PPC },
+#elif defined(__s390x__)
+        { SCMP_ARCH_S390X,   AUDIT_ARCH_S390X },
+#elif defined(__s390__)
+        { SCMP_ARCH_S390,    AUDIT_ARCH_S390 },
+#elif defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
+        { SCMP_ARCH_RISCV64, AUDIT_ARCH_RISCV64 },
+#elif defined(__loongarch_lp64) && defined(SCMP_ARCH_LOONGARCH64)
+        { SCMP_ARCH_LOONGARCH64, AUDIT_ARCH_LOONGARCH64 },
+#else
+#  error "src/linux/seccomp_lists.c: name this architecture's syscall ABI"
+#endif
+};
+
+size_t sbx__seccomp_n_arches(void)
+{
+        return SBX__ARRAY_SIZE(sc_arches);
+}
+
+uint32_t sbx__seccomp_arch_token(size_t i)
+{
+        return i < SBX__ARRAY_SIZE(sc_arches) ? sc_arches[i].scmp : 0;
+}
+
+uint32_t sbx__seccomp_arch_audit(void)
+{
+        return sc_arches[0].audit;
+}
 
 
 /*
