@@ -1,6 +1,7 @@
 /*
- * proxy_internal.h - what the engine's files share (proxy.c: the engine,
- * executions, the accept thread and events; conn.c: one client
+ * proxy_internal.h - what the engine's files share (engine.c: the core
+ * they all call -- threads, events, a finished connection; proxy.c: the
+ * engine, executions, the accept thread; conn.c: one client
  * connection; relay.c: sockets and the byte relay; resolve.c: the
  * bounded resolver; transparent.c: redirected connections and DNS).
  * Only src/net/ includes it.
@@ -75,7 +76,7 @@ struct sbx__proxy_engine {
         uint32_t                  nconns;
 };
 
-/* proxy.c */
+/* engine.c */
 /* Record a refusal for x (host/addr may be NULL), via the proxy listener
  * or (_via) another path. */
 void sbx__proxy_event(struct sbx__proxy_exec *x, int reason, int status,
@@ -91,7 +92,7 @@ int sbx__proxy_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, size_t
 
 /* conn.c: the thread of one connection; it ends with sbx__proxy_conn_done. */
 void *sbx__proxy_conn_main(void *arg);
-/* proxy.c: the connection's last call (closes nothing; counts it out). */
+/* engine.c: the connection's last call (closes nothing; counts it out). */
 void sbx__proxy_conn_done(struct sbx__proxy_conn *c);
 /* conn.c: the addresses of an admitted target t (classes: its rules')
  * that may be dialled, in the resolver's order, into out
