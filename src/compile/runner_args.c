@@ -234,27 +234,159 @@ static const struct {
         [F_UNIX_SOCKET] = { "--unix-socket", 0 },
 };
 
+/* The arguments being parsed, with the roots vector's capacity. */
+struct parse_state {
+        struct sbx__runner_args a;
+        size_t n_roots, cap_roots;
+};
+
+static int parse_add_root(struct parse_state *st, const char *val)
+{
+        struct sbx__runner_args *a = &st->a;
+        char *path = NULL;
+        int pr;
+
+        if (st->n_roots == st->cap_roots) {
+                size_t cap = st->cap_roots ? st->cap_roots * 2 : 8;
+                sbx_root_access *v;
+
+                v = realloc(a->roots, cap * sizeof(*v));
+                if (v == NULL)
+                        return -2;
+                a->roots = v;
+                st->cap_roots = cap;
+        }
+        pr = parse_root(val, &a->roots[st->n_roots], &path);
+        if (pr < 0)
+                return pr;
+        st->n_roots++;
+        a->cfg.additional_roots = a->roots;
+        a->cfg.n_additional_roots = st->n_roots;
+        return 0;
+}
+
+static int parse_add_socket(struct sbx__runner_args *a, const char *val)
+{
+        const char **v;
+
+        if (a->cfg.n_unix_sockets >= SBX__RUNNER_MAX_SOCKETS)
+                return -1;
+        v = realloc(a->sockets, (a->cfg.n_unix_sockets + 1) * sizeof(*v));
+        if (v == NULL)
+                return -2;
+        a->sockets = v;
+        a->sockets[a->cfg.n_unix_sockets++] = val;
+        a->cfg.unix_sockets = a->sockets;
+        return 0;
+}
+
+static int parse_word(const char *val, const char *one, int v1, const char *two, int v2,
+                      int32_t *out)
+{
+        if (strcmp(val, one) == 0)
+                *out = v1;
+        else if (two != NULL && strcmp(val, two) == 0)
+                *out = v2;
+        else
+                return -1;
+        return 0;
+}
+
+/* One flag's value: 0, -1 (a bad value) or -2 (no memory). */
+static int parse_flag(struct parse_state *st, enum flag_id k, const char *val)
+{
+        struct sbx__runner_args *a = &st->a;
+
+        switch (k) {
+        case F_BACKEND:
+                return parse_word(val, "native", SBX_BACKEND_NATIVE, "landlock",
+                                  SBX_BACKEND_LANDLOCK, &a->backend);
+        case F_WORKSPACE:
+                a->cfg.workspace_root = val;
+                return 0;
+        case F_WS_READ:
+                return parse_access(val, &a->cfg.workspace_read);
+        case F_WS_WRITE:
+                return parse_access(val, &a->cfg.workspace_write);
+        case F_HOST_READ:
+                return parse_access(val, &a->cfg.host_read);
+        case F_HOST_WRITE:
+                return parse_access(val, &a->cfg.host_write);
+        case F_NETWORK:
+                return parse_access(val, &a->cfg.network);
+        case F_COMMAND:
+                return parse_access(val, &a->cfg.command);
+        case F_HOME:
+                return parse_word(val, "isolated", SBX_HOME_ISOLATED, "real", SBX_HOME_REAL,
+                                  &a->cfg.home);
+        case F_ISOLATION:
+                /* The runner never runs anything unconfined. */
+                return parse_word(val, "sandboxed", SBX_ISOLATION_SANDBOXED, NULL, 0,
+                                  &a->cfg.isolation);
+        case F_MEMORY:
+                return parse_u64(val, &a->limits.memory_max);
+        case F_PIDS:
+                return parse_u64(val, &a->limits.pids_max);
+        case F_ROOT:
+                return parse_add_root(st, val);
+        case F_FORCE_WS:
+                return parse_word(val, "1", 1, NULL, 0, &a->cfg.force_workspace);
+        case F_ACCEPT_GIT:
+                return parse_word(val, "1", 1, NULL, 0, &a->cfg.accept_unprotected_git);
+        case F_UNIX_SOCKET:
+                return parse_add_socket(a, val);
+        case F__COUNT:
+        default:
+                return -1;
+        }
+}
+
+/* After the flags: "--", every required flag, a command.  i: the "--". */
+static sbx_code parse_tail(struct parse_state *st, const int *seen, int argc,
+                           const char *const *argv, int i, sbx_error *err)
+{
+        static const char fn[] = "stage-2 arguments";
+        int k;
+
+        if (i >= argc || argv[i] == NULL || strcmp(argv[i], "--") != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: missing \"--\" before the command",
+                                 fn);
+        for (k = 0; k < F__COUNT; k++)
+                if (flags[k].required && !seen[k])
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: %s is missing", fn,
+                                         flags[k].name);
+        i++;
+        if (i >= argc || argv[i] == NULL || argv[i][0] == '\0')
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: no command after \"--\"", fn);
+        st->a.command = argv + i;
+        st->a.n_command = (size_t) (argc - i);
+        for (k = i; k < argc; k++) {
+                if (argv[k] == NULL) {
+                        st->a.n_command = (size_t) (k - i);
+                        break;
+                }
+        }
+        return SBX_OK;
+}
+
 sbx_code sbx__runner_parse(int argc, const char *const *argv, struct sbx__runner_args *out,
                            sbx_error *err)
 {
         static const char fn[] = "stage-2 arguments";
-        struct sbx__runner_args a;
+        struct parse_state st;
         int seen[F__COUNT] = { 0 };
-        size_t n_roots = 0, cap_roots = 0;
-        int i, k;
+        int i, k, pr;
         sbx_code r = SBX_OK;
 
-        memset(&a, 0, sizeof(a));
-        a.cfg.version = SBX_PROFILE_CONFIG_VERSION;
+        memset(&st, 0, sizeof(st));
+        st.a.cfg.version = SBX_PROFILE_CONFIG_VERSION;
         if (argv == NULL || argc < 2 || argv[1] == NULL || strcmp(argv[1], SBX__STAGE2_FLAG) != 0)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: argv[1] is not %s", fn,
                                  SBX__STAGE2_FLAG);
         for (i = 2; i < argc; i += 2) {
                 const char *flag = argv[i], *val;
 
-                if (flag == NULL)
-                        break;
-                if (strcmp(flag, "--") == 0)
+                if (flag == NULL || strcmp(flag, "--") == 0)
                         break;
                 for (k = 0; k < F__COUNT; k++)
                         if (strcmp(flag, flags[k].name) == 0)
@@ -274,158 +406,25 @@ sbx_code sbx__runner_parse(int argc, const char *const *argv, struct sbx__runner
                         goto fail;
                 }
                 seen[k] = 1;
-                switch ((enum flag_id) k) {
-                case F_BACKEND:
-                        if (strcmp(val, "native") == 0)
-                                a.backend = SBX_BACKEND_NATIVE;
-                        else if (strcmp(val, "landlock") == 0)
-                                a.backend = SBX_BACKEND_LANDLOCK;
-                        else
-                                goto bad_value;
-                        break;
-                case F_WORKSPACE:
-                        a.cfg.workspace_root = val;
-                        break;
-                case F_WS_READ:
-                        if (parse_access(val, &a.cfg.workspace_read) < 0)
-                                goto bad_value;
-                        break;
-                case F_WS_WRITE:
-                        if (parse_access(val, &a.cfg.workspace_write) < 0)
-                                goto bad_value;
-                        break;
-                case F_HOST_READ:
-                        if (parse_access(val, &a.cfg.host_read) < 0)
-                                goto bad_value;
-                        break;
-                case F_HOST_WRITE:
-                        if (parse_access(val, &a.cfg.host_write) < 0)
-                                goto bad_value;
-                        break;
-                case F_NETWORK:
-                        if (parse_access(val, &a.cfg.network) < 0)
-                                goto bad_value;
-                        break;
-                case F_COMMAND:
-                        if (parse_access(val, &a.cfg.command) < 0)
-                                goto bad_value;
-                        break;
-                case F_HOME:
-                        if (strcmp(val, "isolated") == 0)
-                                a.cfg.home = SBX_HOME_ISOLATED;
-                        else if (strcmp(val, "real") == 0)
-                                a.cfg.home = SBX_HOME_REAL;
-                        else
-                                goto bad_value;
-                        break;
-                case F_ISOLATION:
-                        /* The runner never runs anything unconfined. */
-                        if (strcmp(val, "sandboxed") != 0)
-                                goto bad_value;
-                        a.cfg.isolation = SBX_ISOLATION_SANDBOXED;
-                        break;
-                case F_MEMORY:
-                        if (parse_u64(val, &a.limits.memory_max) < 0)
-                                goto bad_value;
-                        break;
-                case F_PIDS:
-                        if (parse_u64(val, &a.limits.pids_max) < 0)
-                                goto bad_value;
-                        break;
-                case F_ROOT: {
-                        char *path = NULL;
-                        int pr;
-
-                        if (n_roots == cap_roots) {
-                                size_t cap = cap_roots ? cap_roots * 2 : 8;
-                                sbx_root_access *v;
-
-                                v = realloc(a.roots, cap * sizeof(*v));
-                                if (v == NULL) {
-                                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory",
-                                                      fn);
-                                        goto fail;
-                                }
-                                a.roots = v;
-                                cap_roots = cap;
-                        }
-                        pr = parse_root(val, &a.roots[n_roots], &path);
-                        if (pr == -2) {
-                                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                                goto fail;
-                        }
-                        if (pr < 0)
-                                goto bad_value;
-                        n_roots++;
-                        a.cfg.additional_roots = a.roots;
-                        a.cfg.n_additional_roots = n_roots;
-                        break;
+                pr = parse_flag(&st, (enum flag_id) k, val);
+                if (pr == -2) {
+                        r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                        goto fail;
                 }
-                case F_FORCE_WS:
-                        if (strcmp(val, "1") != 0)
-                                goto bad_value;
-                        a.cfg.force_workspace = 1;
-                        break;
-                case F_ACCEPT_GIT:
-                        if (strcmp(val, "1") != 0)
-                                goto bad_value;
-                        a.cfg.accept_unprotected_git = 1;
-                        break;
-                case F_UNIX_SOCKET: {
-                        const char **v;
-
-                        if (a.cfg.n_unix_sockets >= SBX__RUNNER_MAX_SOCKETS)
-                                goto bad_value;
-                        v = realloc(a.sockets, (a.cfg.n_unix_sockets + 1) * sizeof(*v));
-                        if (v == NULL) {
-                                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                                goto fail;
-                        }
-                        a.sockets = v;
-                        a.sockets[a.cfg.n_unix_sockets++] = val;
-                        a.cfg.unix_sockets = a.sockets;
-                        break;
-                }
-                case F__COUNT:
-                default:
-                        goto bad_value;
-                }
-                continue;
-bad_value:
-                r = sbx__fail(err, SBX_E_INVALID, 0, "%s: bad value \"%.64s\" for %s", fn, val,
-                              flag);
-                goto fail;
-        }
-        if (i >= argc || argv[i] == NULL || strcmp(argv[i], "--") != 0) {
-                r = sbx__fail(err, SBX_E_INVALID, 0, "%s: missing \"--\" before the command",
-                              fn);
-                goto fail;
-        }
-        for (k = 0; k < F__COUNT; k++) {
-                if (flags[k].required && !seen[k]) {
-                        r = sbx__fail(err, SBX_E_INVALID, 0, "%s: %s is missing", fn,
-                                      flags[k].name);
+                if (pr < 0) {
+                        r = sbx__fail(err, SBX_E_INVALID, 0, "%s: bad value \"%.64s\" for %s",
+                                      fn, val, flag);
                         goto fail;
                 }
         }
-        i++;
-        if (i >= argc || argv[i] == NULL || argv[i][0] == '\0') {
-                r = sbx__fail(err, SBX_E_INVALID, 0, "%s: no command after \"--\"", fn);
+        r = parse_tail(&st, seen, argc, argv, i, err);
+        if (r != SBX_OK)
                 goto fail;
-        }
-        a.command = argv + i;
-        a.n_command = (size_t) (argc - i);
-        for (k = i; k < argc; k++) {
-                if (argv[k] == NULL) {
-                        a.n_command = (size_t) (k - i);
-                        break;
-                }
-        }
-        *out = a;
+        *out = st.a;
         return SBX_OK;
 fail:
-        a.cfg.n_additional_roots = n_roots;
-        sbx__runner_args_free(&a);
+        st.a.cfg.n_additional_roots = st.n_roots;
+        sbx__runner_args_free(&st.a);
         return r;
 }
 
