@@ -140,15 +140,153 @@ nomem_rules:
         return -ENOMEM;
 }
 
+/* The grants' rules: each widens the rule of its path (NULL: the host
+ * rule) or becomes one.  *host_read: a grant made the host readable.
+ * 0, -ENOMEM. */
+static int widen_rules(const struct sbx_plan *in, struct sbx__rules *r,
+                       const struct sbx__widen *w, size_t n, int *host_read)
+{
+        size_t i, j;
+
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up;
+                int found = 0;
+
+                for (j = 0; j < r->n; j++) {
+                        int hit = w[i].path == NULL ? r->v[j].origin == SBX__ORIGIN_HOST
+                                                    : strcmp(r->v[j].path, w[i].path) == 0;
+
+                        if (hit) {
+                                r->v[j].access |= w[i].access;
+                                if (w[i].scope == SBX__FS_TREE)
+                                        r->v[j].scope = SBX__FS_TREE;
+                                found = 1;
+                        }
+                }
+                if (w[i].path == NULL && (w[i].access & R))
+                        *host_read = 1;
+                if (found)
+                        continue;
+                if (w[i].path == NULL) {        /* no host rule: the host was not readable */
+                        if (sbx__rules_add(r, "/", w[i].access, SBX__FS_TREE,
+                                           SBX__ORIGIN_HOST) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                up = sbx__plan_rule_for(in, w[i].path);
+                if (sbx__rules_add(r, w[i].path, w[i].access | (up != NULL ? up->access : 0),
+                                   w[i].scope, SBX__ORIGIN_ADDITIONAL) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The host made readable for this spawn is what the profile with host
+ * read Allow compiles to: the loader's runtime rules (the entries plan.c
+ * adds only while the host is unreadable, the runtime rules with exec)
+ * go, or their read-only binds and Landlock rules would keep /usr
+ * unwritable under a host write grant and, on rung 1, drop the exec right
+ * under it.  One below a configured root (say a denied /etc, or a
+ * workspace at /) stays: the host rule does not decide there. */
+static void drop_runtime_rules(struct sbx__rules *r)
+{
+        size_t i, j, k;
+
+        for (i = 0; i < r->n; i++) {
+                if (r->v[i].origin != SBX__ORIGIN_RUNTIME || !(r->v[i].access & X))
+                        continue;
+                for (k = 0; k < r->n; k++)
+                        if ((r->v[k].origin == SBX__ORIGIN_WORKSPACE ||
+                             r->v[k].origin == SBX__ORIGIN_ADDITIONAL) &&
+                            sbx__path_has_prefix(r->v[i].path, r->v[k].path))
+                                break;
+                if (k == r->n)
+                        r->v[i].origin = 0;     /* dropped below */
+        }
+        for (i = 0, j = 0; i < r->n; i++) {
+                if (r->v[i].origin == 0) {
+                        free(r->v[i].path);
+                        continue;
+                }
+                r->v[j++] = r->v[i];
+        }
+        r->n = j;
+}
+
+/* A tree made writable for this spawn gets what every writable root gets:
+ * its .git read-only, and the spawn's discovery and name veto
+ * (protects_git) for the rest (docs/git.md).  *any_write: a grant writes.
+ * 0, -ENOMEM, -ENAMETOOLONG. */
+static int protect_granted_git(const struct sbx_plan *in, struct sbx__rules *r,
+                               const struct sbx__widen *w, size_t n, int *any_write)
+{
+        char sub[SBX_PATH_MAX + 8];
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                const struct sbx_plan_fs_rule *up;
+                size_t len;
+
+                if (!(w[i].access & W))
+                        continue;
+                *any_write = 1;
+                if (w[i].scope != SBX__FS_TREE)
+                        continue;
+                len = w[i].path != NULL ? strlen(w[i].path) : 1;
+                if (len + 6 > sizeof(sub))
+                        return -ENAMETOOLONG;
+                (void) snprintf(sub, sizeof(sub), "%s/.git",
+                                w[i].path == NULL || strcmp(w[i].path, "/") == 0 ? "" : w[i].path);
+                up = sbx__plan_rule_for(in, sub);
+                if (sbx__rules_add(r, sub, (up != NULL ? up->access : R) & ~W, SBX__FS_TREE,
+                                   SBX__ORIGIN_PROTECTED) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* An executor's scratch directory: its home and tmp writable, everything
+ * else below the scratch root hidden -- the other executors' directories,
+ * the other sets' (a scratch root may be shared), a dead host's
+ * leftovers.  The executor's directory is <scratch root>/<set>/<n>.
+ * 0, -ENOMEM. */
+static int scratch_rules(struct sbx_plan *plan, struct sbx__rules *r, const char *scratch_dir)
+{
+        const char *slash = strrchr(scratch_dir, '/');
+        char sub[SBX_PATH_MAX + 8];
+        size_t i;
+
+        free(plan->scratch_dir);
+        plan->scratch_dir = sbx__strdup(scratch_dir);
+        if (plan->scratch_dir == NULL)
+                return -ENOMEM;
+        if (slash != NULL && slash > scratch_dir &&
+            (size_t) (slash - scratch_dir) < sizeof(sub)) {
+                char *up2;
+
+                memcpy(sub, scratch_dir, (size_t) (slash - scratch_dir));
+                sub[slash - scratch_dir] = '\0';
+                up2 = strrchr(sub, '/');
+                if (up2 != NULL && up2 > sub)
+                        *up2 = '\0';   /* the set's directory -> the scratch root */
+                if (sbx__rules_add(r, sub, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET) < 0)
+                        return -ENOMEM;
+        }
+        for (i = 0; i < 2; i++) {
+                (void) snprintf(sub, sizeof(sub), "%s/%s", scratch_dir, i == 0 ? "home" : "tmp");
+                if (sbx__rules_add(r, sub, R | W, SBX__FS_TREE, SBX__ORIGIN_ADDITIONAL) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_t n,
                     int network_allow, int command_allow, const char *scratch_dir,
                     struct sbx_plan **out)
 {
         struct sbx__rules r = { NULL, 0, 0 };
         struct sbx_plan *plan;
-        char sub[SBX_PATH_MAX + 8];
-        size_t i, j;
-        int any_write = 0, host_read = 0;
+        int any_write = 0, host_read = 0, e;
 
         *out = NULL;
         if (in->direct && (n > 0 || scratch_dir != NULL))
@@ -156,125 +294,20 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         plan = copy_base(in, &r, 0);
         if (plan == NULL)
                 return -ENOMEM;
-        for (i = 0; i < n; i++) {
-                const struct sbx_plan_fs_rule *up;
-                int found = 0;
-
-                for (j = 0; j < r.n; j++) {
-                        int hit = w[i].path == NULL ? r.v[j].origin == SBX__ORIGIN_HOST
-                                                    : strcmp(r.v[j].path, w[i].path) == 0;
-
-                        if (hit) {
-                                r.v[j].access |= w[i].access;
-                                if (w[i].scope == SBX__FS_TREE)
-                                        r.v[j].scope = SBX__FS_TREE;
-                                found = 1;
-                        }
-                }
-                if (w[i].path == NULL && (w[i].access & R))
-                        host_read = 1;
-                if (found)
-                        continue;
-                if (w[i].path == NULL) {        /* no host rule: the host was not readable */
-                        if (sbx__rules_add(&r, "/", w[i].access, SBX__FS_TREE, SBX__ORIGIN_HOST) < 0)
-                                goto nomem_rules;
-                        continue;
-                }
-                up = sbx__plan_rule_for(in, w[i].path);
-                if (sbx__rules_add(&r, w[i].path, w[i].access | (up != NULL ? up->access : 0),
-                              w[i].scope, SBX__ORIGIN_ADDITIONAL) < 0)
-                        goto nomem_rules;
-        }
-        /* The host made readable for this spawn is what the profile with
-         * host read Allow compiles to: the loader's runtime rules (the
-         * entries plan.c adds only while the host is unreadable, the
-         * runtime rules with exec) go, or their read-only binds and
-         * Landlock rules would keep /usr unwritable under a host write
-         * grant and, on rung 1, drop the exec right under it.  One below
-         * a configured root (say a denied /etc, or a workspace at /)
-         * stays: the host rule does not decide there. */
-        if (host_read) {
-                size_t k;
-
-                for (i = 0; i < r.n; i++) {
-                        if (r.v[i].origin != SBX__ORIGIN_RUNTIME || !(r.v[i].access & X))
-                                continue;
-                        for (k = 0; k < r.n; k++)
-                                if ((r.v[k].origin == SBX__ORIGIN_WORKSPACE ||
-                                     r.v[k].origin == SBX__ORIGIN_ADDITIONAL) &&
-                                    sbx__path_has_prefix(r.v[i].path, r.v[k].path))
-                                        break;
-                        if (k == r.n)
-                                r.v[i].origin = 0;      /* dropped below */
-                }
-                for (i = 0, j = 0; i < r.n; i++) {
-                        if (r.v[i].origin == 0) {
-                                free(r.v[i].path);
-                                continue;
-                        }
-                        r.v[j++] = r.v[i];
-                }
-                r.n = j;
-        }
-        /* A tree made writable for this spawn gets what every writable
-         * root gets: its .git read-only, and the spawn's discovery and
-         * name veto (protects_git) for the rest (docs/git.md). */
-        for (i = 0; i < n; i++) {
-                const struct sbx_plan_fs_rule *up;
-                size_t len;
-
-                if (!(w[i].access & W))
-                        continue;
-                any_write = 1;
-                if (w[i].scope != SBX__FS_TREE)
-                        continue;
-                len = w[i].path != NULL ? strlen(w[i].path) : 1;
-                if (len + 6 > sizeof(sub)) {
-                        plan->rules = r.v;
-                        plan->n_rules = r.n;
-                        sbx_plan_free(plan);
-                        return -ENAMETOOLONG;
-                }
-                (void) snprintf(sub, sizeof(sub), "%s/.git",
-                                w[i].path == NULL || strcmp(w[i].path, "/") == 0 ? "" : w[i].path);
-                up = sbx__plan_rule_for(in, sub);
-                if (sbx__rules_add(&r, sub, (up != NULL ? up->access : R) & ~W, SBX__FS_TREE,
-                                   SBX__ORIGIN_PROTECTED) < 0)
-                        goto nomem_rules;
-        }
-        if (scratch_dir != NULL) {
-                const char *slash = strrchr(scratch_dir, '/');
-
-                free(plan->scratch_dir);
-                plan->scratch_dir = sbx__strdup(scratch_dir);
-                if (plan->scratch_dir == NULL)
-                        goto nomem_rules;
-                /* Everything else below the scratch root is hidden: the
-                 * other executors' directories, the other sets' (a scratch
-                 * root may be shared), a dead host's leftovers.  The
-                 * executor's directory is <scratch root>/<set>/<n>. */
-                if (slash != NULL && slash > scratch_dir &&
-                    (size_t) (slash - scratch_dir) < sizeof(sub)) {
-                        char *up2;
-
-                        memcpy(sub, scratch_dir, (size_t) (slash - scratch_dir));
-                        sub[slash - scratch_dir] = '\0';
-                        up2 = strrchr(sub, '/');
-                        if (up2 != NULL && up2 > sub)
-                                *up2 = '\0';   /* the set's directory -> the scratch root */
-                        if (sbx__rules_add(&r, sub, 0, SBX__FS_TREE, SBX__ORIGIN_SECRET) < 0)
-                                goto nomem_rules;
-                }
-                for (i = 0; i < 2; i++) {
-                        (void) snprintf(sub, sizeof(sub), "%s/%s", scratch_dir,
-                                        i == 0 ? "home" : "tmp");
-                        if (sbx__rules_add(&r, sub, R | W, SBX__FS_TREE, SBX__ORIGIN_ADDITIONAL) < 0)
-                                goto nomem_rules;
-                }
-        }
+        e = widen_rules(in, &r, w, n, &host_read);
+        if (e == 0 && host_read)
+                drop_runtime_rules(&r);
+        if (e == 0)
+                e = protect_granted_git(in, &r, w, n, &any_write);
+        if (e == 0 && scratch_dir != NULL)
+                e = scratch_rules(plan, &r, scratch_dir);
         sbx__rules_sort(&r);
         plan->rules = r.v;
         plan->n_rules = r.n;
+        if (e < 0) {
+                sbx_plan_free(plan);
+                return e;
+        }
         if (any_write) {
                 plan->protects_git = 1;
                 if (!plan->accept_unprotected_git)
@@ -287,17 +320,12 @@ int sbx__plan_widen(const struct sbx_plan *in, const struct sbx__widen *w, size_
         }
         if (command_allow)
                 plan->command = SBX_ACCESS_ALLOW;
-        if (sbx__plan_build_writable(plan) < 0)
-                goto nomem;
+        if (sbx__plan_build_writable(plan) < 0) {
+                sbx_plan_free(plan);
+                return -ENOMEM;
+        }
         *out = plan;
         return 0;
-
-nomem_rules:
-        plan->rules = r.v;
-        plan->n_rules = r.n;
-nomem:
-        sbx_plan_free(plan);
-        return -ENOMEM;
 }
 
 int sbx__plan_hide(const struct sbx_plan *in, const char *const *paths, const uint32_t *origins,
