@@ -297,23 +297,13 @@ sbx_code sbx__bwrap_build(const struct sbx_plan *plan, const char *bwrap,
         return build_homes(plan, bwrap, argv, envp, home, NULL, cwd, -1, argv_out, err);
 }
 
-/* home2: the account's home when it is not HOME (hidden too), or NULL.
- * seccomp_fd: the fd number bwrap will read its seccomp program from
- * (--seccomp), or -1 for none. */
-static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
-                            const char *const *argv, const char *const *envp, const char *home,
-                            const char *home2, const char *cwd, int seccomp_fd,
-                            char ***argv_out, sbx_error *err)
+/* What bwrap cannot run at all, and bad arguments.  *home: cleared when
+ * it is not absolute. */
+static sbx_code check_args(const struct sbx_plan *plan, const char *bwrap,
+                           const char *const *argv, const char **home, const char *cwd,
+                           char ***argv_out, sbx_error *err)
 {
         static const char fn[] = "bwrap";
-        struct sbx__strv s = SBX__STRV_INIT;
-        const struct sbx_plan_fs_rule *host = NULL, *top;
-        const char *hides[4], *home_env = NULL;
-        char **env;
-        size_t nh = 0, h, i, k;
-        int host_visible, home_hidden = 0;
-        struct stat st;
-        sbx_code r = SBX_OK;
 
         if (plan == NULL || bwrap == NULL || argv == NULL || argv[0] == NULL ||
             argv_out == NULL)
@@ -330,10 +320,118 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
                                  "connect to the listed sockets", fn);
         if (plan->direct)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: a direct plan has no sandbox", fn);
-        if (home != NULL && home[0] != '/')
-                home = NULL;
+        if (*home != NULL && (*home)[0] != '/')
+                *home = NULL;
         if (cwd != NULL && cwd[0] != '/')
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: cwd must be absolute", fn);
+        return SBX_OK;
+}
+
+/* Areas hidden behind a fresh tmpfs: /tmp always (TMPDIR is scratch),
+ * the caller's HOME when it is isolated, /run when the network is denied
+ * (host sockets such as docker.sock live there).  Sorted, into hides[4];
+ * their number.  *home_hidden: HOME is one of them. */
+static size_t hidden_areas(const struct sbx_plan *plan, const char *home, const char *home2,
+                           const char *hides[4], int *home_hidden)
+{
+        struct stat st;
+        size_t nh = 0;
+
+        hides[nh++] = "/tmp";
+        if (plan->home == SBX__ENV_DIR_SCRATCH && home != NULL && strcmp(home, "/") != 0 &&
+            strcmp(home, "/tmp") != 0 && !is_under(home, "/tmp") && stat(home, &st) == 0 &&
+            S_ISDIR(st.st_mode)) {
+                hides[nh++] = home;
+                *home_hidden = 1;
+        }
+        if (plan->home == SBX__ENV_DIR_SCRATCH && home2 != NULL && strcmp(home2, "/tmp") != 0 &&
+            !is_under(home2, "/tmp") && (home == NULL || strcmp(home2, home) != 0) &&
+            stat(home2, &st) == 0 && S_ISDIR(st.st_mode))
+                hides[nh++] = home2;
+        if (plan->network != SBX__NET_ALLOW && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
+                hides[nh++] = "/run";
+        qsort(hides, nh, sizeof(hides[0]), cmp_cstr);
+        return nh;
+}
+
+/* Pass 0: the rules outside every hidden area; then each hidden area
+ * (sorted, so a nested one follows its parent) followed by the rules
+ * whose deepest hidden area it is.  Rules are sorted by path, so a parent
+ * is always mounted before its children. */
+static sbx_code emit_rules(struct sbx__strv *s, const struct sbx_plan *plan,
+                           const char *const *hides, size_t nh, int host_visible,
+                           sbx_error *err)
+{
+        sbx_code r = SBX_OK;
+        size_t h, i, k;
+
+        for (h = 0; h <= nh && r == SBX_OK; h++) {
+                if (h > 0) {
+                        /* The scratch HOME and TMPDIR (/tmp) are
+                         * owner-only, like rung 2's (bwrap's tmpfs is 0755
+                         * by default). */
+                        if (hides[h - 1] != NULL && strcmp(hides[h - 1], "/run") != 0)
+                                push3(s, "--perms", "0700", NULL);
+                        push3(s, "--tmpfs", hides[h - 1], NULL);
+                }
+                for (i = 0; i < plan->n_rules && r == SBX_OK; i++) {
+                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
+                        size_t deepest = 0;
+
+                        if (rule->origin == SBX__ORIGIN_HOST || in_tree(rule->path, "/dev") ||
+                            in_tree(rule->path, "/proc"))
+                                continue;       /* --dev and --proc below */
+                        for (k = 0; k < nh; k++)
+                                if (in_tree(rule->path, hides[k]))
+                                        deepest = k + 1;
+                        if (deepest != h)
+                                continue;
+                        r = emit_rule(s, rule, host_visible, err);
+                }
+        }
+        return r;
+}
+
+/* The environment: the one filter every backend uses (the plan's
+ * allow-list, then HOME and TMPDIR), as --setenv pairs.  0, -ENOMEM. */
+static int push_env(struct sbx__strv *s, const struct sbx_plan *plan, const char *const *envp,
+                    const char *home_env)
+{
+        char **env = sbx__plan_env(plan, envp, home_env, "/tmp");
+        size_t i;
+
+        if (env == NULL)
+                return -ENOMEM;
+        sbx__strv_push(s, "--clearenv");
+        for (i = 0; env[i] != NULL; i++) {
+                char name[256];
+
+                if (env_name(env[i], name, sizeof(name)))
+                        push3(s, "--setenv", name, env[i] + strlen(name) + 1);
+        }
+        sbx_strv_free(env);
+        return 0;
+}
+
+/* home2: the account's home when it is not HOME (hidden too), or NULL.
+ * seccomp_fd: the fd number bwrap will read its seccomp program from
+ * (--seccomp), or -1 for none. */
+static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
+                            const char *const *argv, const char *const *envp, const char *home,
+                            const char *home2, const char *cwd, int seccomp_fd,
+                            char ***argv_out, sbx_error *err)
+{
+        static const char fn[] = "bwrap";
+        struct sbx__strv s = SBX__STRV_INIT;
+        const struct sbx_plan_fs_rule *host = NULL, *top;
+        const char *hides[4], *home_env = NULL;
+        size_t nh, i;
+        int host_visible, home_hidden = 0;
+        sbx_code r;
+
+        r = check_args(plan, bwrap, argv, &home, cwd, argv_out, err);
+        if (r != SBX_OK)
+                return r;
 
         for (i = 0; i < plan->n_rules; i++)
                 if (plan->rules[i].origin == SBX__ORIGIN_HOST)
@@ -362,52 +460,9 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
                 push3(&s, "--seccomp", num, NULL);
         }
 
-        /* Areas hidden behind a fresh tmpfs: /tmp always (TMPDIR is
-         * scratch), the caller's HOME when it is isolated, /run when the
-         * network is denied (host sockets such as docker.sock live there). */
-        hides[nh++] = "/tmp";
-        if (plan->home == SBX__ENV_DIR_SCRATCH && home != NULL && strcmp(home, "/") != 0 &&
-            strcmp(home, "/tmp") != 0 && !is_under(home, "/tmp") && stat(home, &st) == 0 &&
-            S_ISDIR(st.st_mode)) {
-                hides[nh++] = home;
-                home_hidden = 1;
-        }
-        if (plan->home == SBX__ENV_DIR_SCRATCH && home2 != NULL && strcmp(home2, "/tmp") != 0 &&
-            !is_under(home2, "/tmp") && (home == NULL || strcmp(home2, home) != 0) &&
-            stat(home2, &st) == 0 && S_ISDIR(st.st_mode))
-                hides[nh++] = home2;
-        if (plan->network != SBX__NET_ALLOW && stat("/run", &st) == 0 && S_ISDIR(st.st_mode))
-                hides[nh++] = "/run";
-        qsort(hides, nh, sizeof(hides[0]), cmp_cstr);
+        nh = hidden_areas(plan, home, home2, hides, &home_hidden);
 
-        /* Pass 0: the rules outside every hidden area; then each hidden
-         * area (sorted, so a nested one follows its parent) followed by the
-         * rules whose deepest hidden area it is.  Rules are sorted by path,
-         * so a parent is always mounted before its children. */
-        for (h = 0; h <= nh && r == SBX_OK; h++) {
-                if (h > 0) {
-                        /* The scratch HOME and TMPDIR (/tmp) are
-                         * owner-only, like rung 2's (bwrap's tmpfs is 0755
-                         * by default). */
-                        if (hides[h - 1] != NULL && strcmp(hides[h - 1], "/run") != 0)
-                                push3(&s, "--perms", "0700", NULL);
-                        push3(&s, "--tmpfs", hides[h - 1], NULL);
-                }
-                for (i = 0; i < plan->n_rules && r == SBX_OK; i++) {
-                        const struct sbx_plan_fs_rule *rule = &plan->rules[i];
-                        size_t deepest = 0;
-
-                        if (rule->origin == SBX__ORIGIN_HOST || in_tree(rule->path, "/dev") ||
-                            in_tree(rule->path, "/proc"))
-                                continue;       /* --dev and --proc below */
-                        for (k = 0; k < nh; k++)
-                                if (in_tree(rule->path, hides[k]))
-                                        deepest = k + 1;
-                        if (deepest != h)
-                                continue;
-                        r = emit_rule(&s, rule, host_visible, err);
-                }
-        }
+        r = emit_rules(&s, plan, hides, nh, host_visible, err);
         if (r != SBX_OK) {
                 sbx__strv_discard(&s);
                 return r;
@@ -422,25 +477,14 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
         push3(&s, "--proc", "/proc", NULL);
         push3(&s, "--remount-ro", "/proc", NULL);
 
-        /* The environment: the one filter every backend uses (the plan's
-         * allow-list, then HOME and TMPDIR), as --setenv pairs. */
-        sbx__strv_push(&s, "--clearenv");
         if (plan->home == SBX__ENV_DIR_CALLER)
                 home_env = home;
         else
                 home_env = home_hidden ? home : "/tmp";   /* both are private tmpfs */
-        env = sbx__plan_env(plan, envp, home_env, "/tmp");
-        if (env == NULL) {
+        if (push_env(&s, plan, envp, home_env) < 0) {
                 sbx__strv_discard(&s);
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
         }
-        for (i = 0; env[i] != NULL; i++) {
-                char name[256];
-
-                if (env_name(env[i], name, sizeof(name)))
-                        push3(&s, "--setenv", name, env[i] + strlen(name) + 1);
-        }
-        sbx_strv_free(env);
         if (cwd != NULL)
                 push3(&s, "--chdir", cwd, NULL);
         sbx__strv_push(&s, "--");
