@@ -675,6 +675,74 @@ static int do_truncate(const struct sbx__nreq *q, int base, char *path, uint64_t
         return e;
 }
 
+/* The call's path arguments (into a, b: NPATH each), copied once from the
+ * caller's memory.  0 or -errno. */
+static int copy_paths(pid_t pid, uint8_t op, const uint64_t *args, char *a, char *b)
+{
+        int r;
+
+        switch (op) {
+        case SBX__N_OPEN: case SBX__N_CREAT: case SBX__N_MKDIR: case SBX__N_MKNOD:
+        case SBX__N_UNLINK: case SBX__N_RMDIR: case SBX__N_TRUNCATE:
+                r = read_str(pid, args[0], a);
+                break;
+        case SBX__N_OPENAT: case SBX__N_MKDIRAT: case SBX__N_MKNODAT: case SBX__N_UNLINKAT:
+                r = read_str(pid, args[1], a);
+                break;
+        case SBX__N_LINK: case SBX__N_RENAME: case SBX__N_SYMLINK:
+                r = read_str(pid, args[0], a);
+                if (r == 0)
+                        r = read_str(pid, args[1], b);
+                break;
+        case SBX__N_SYMLINKAT:
+                r = read_str(pid, args[0], a);
+                if (r == 0)
+                        r = read_str(pid, args[2], b);
+                break;
+        default:        /* linkat, renameat, renameat2 */
+                r = read_str(pid, args[1], a);
+                if (r == 0)
+                        r = read_str(pid, args[3], b);
+                break;
+        }
+        return r;
+}
+
+/* The O_PATH bases of the call's paths (NOFD where it has none; a
+ * negative errno where one failed). */
+static void open_bases(const struct sbx__nreq *q, uint8_t op, const uint64_t *args,
+                       const char *a, const char *b, int *base, int *base2)
+{
+        switch (op) {
+        case SBX__N_OPEN: case SBX__N_CREAT: case SBX__N_MKDIR: case SBX__N_MKNOD:
+        case SBX__N_UNLINK: case SBX__N_RMDIR: case SBX__N_TRUNCATE:
+                *base = open_base(q, AT_FDCWD, a, 0);
+                break;
+        case SBX__N_OPENAT: case SBX__N_MKDIRAT: case SBX__N_MKNODAT: case SBX__N_UNLINKAT:
+                *base = open_base(q, as_int(args[0]), a, 0);
+                break;
+        case SBX__N_LINK: case SBX__N_RENAME:
+                *base = open_base(q, AT_FDCWD, a, 0);
+                *base2 = open_base(q, AT_FDCWD, b, 0);
+                break;
+        case SBX__N_SYMLINK:
+                *base2 = open_base(q, AT_FDCWD, b, 0);
+                break;
+        case SBX__N_SYMLINKAT:
+                *base2 = open_base(q, as_int(args[1]), b, 0);
+                break;
+        case SBX__N_LINKAT:
+                *base = open_base(q, as_int(args[0]), a,
+                                  a[0] == '\0' && (args[4] & AT_EMPTY_PATH));
+                *base2 = open_base(q, as_int(args[2]), b, 0);
+                break;
+        default:
+                *base = open_base(q, as_int(args[0]), a, 0);
+                *base2 = open_base(q, as_int(args[2]), b, 0);
+                break;
+        }
+}
+
 int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
 {
         /* Room for a kernel whose structs grew. */
@@ -720,64 +788,14 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
         }
 
         /* 1. The path arguments, copied once. */
-        switch (op) {
-        case SBX__N_OPEN: case SBX__N_CREAT: case SBX__N_MKDIR: case SBX__N_MKNOD:
-        case SBX__N_UNLINK: case SBX__N_RMDIR: case SBX__N_TRUNCATE:
-                r = read_str(q.pid, args[0], a);
-                break;
-        case SBX__N_OPENAT: case SBX__N_MKDIRAT: case SBX__N_MKNODAT: case SBX__N_UNLINKAT:
-                r = read_str(q.pid, args[1], a);
-                break;
-        case SBX__N_LINK: case SBX__N_RENAME: case SBX__N_SYMLINK:
-                r = read_str(q.pid, args[0], a);
-                if (r == 0)
-                        r = read_str(q.pid, args[1], b);
-                break;
-        case SBX__N_SYMLINKAT:
-                r = read_str(q.pid, args[0], a);
-                if (r == 0)
-                        r = read_str(q.pid, args[2], b);
-                break;
-        default:        /* linkat, renameat, renameat2 */
-                r = read_str(q.pid, args[1], a);
-                if (r == 0)
-                        r = read_str(q.pid, args[3], b);
-                break;
-        }
+        r = copy_paths(q.pid, op, args, a, b);
         if (r < 0) {
                 sbx__nreq_respond(&q, 0, -r);
                 return 0;
         }
 
         /* 2. The bases, then: is the caller still waiting (same pid)? */
-        switch (op) {
-        case SBX__N_OPEN: case SBX__N_CREAT: case SBX__N_MKDIR: case SBX__N_MKNOD:
-        case SBX__N_UNLINK: case SBX__N_RMDIR: case SBX__N_TRUNCATE:
-                base = open_base(&q, AT_FDCWD, a, 0);
-                break;
-        case SBX__N_OPENAT: case SBX__N_MKDIRAT: case SBX__N_MKNODAT: case SBX__N_UNLINKAT:
-                base = open_base(&q, as_int(args[0]), a, 0);
-                break;
-        case SBX__N_LINK: case SBX__N_RENAME:
-                base = open_base(&q, AT_FDCWD, a, 0);
-                base2 = open_base(&q, AT_FDCWD, b, 0);
-                break;
-        case SBX__N_SYMLINK:
-                base2 = open_base(&q, AT_FDCWD, b, 0);
-                break;
-        case SBX__N_SYMLINKAT:
-                base2 = open_base(&q, as_int(args[1]), b, 0);
-                break;
-        case SBX__N_LINKAT:
-                base = open_base(&q, as_int(args[0]), a,
-                                 a[0] == '\0' && (args[4] & AT_EMPTY_PATH));
-                base2 = open_base(&q, as_int(args[2]), b, 0);
-                break;
-        default:
-                base = open_base(&q, as_int(args[0]), a, 0);
-                base2 = open_base(&q, as_int(args[2]), b, 0);
-                break;
-        }
+        open_bases(&q, op, args, a, b, &base, &base2);
         if ((base < 0 && base != NOFD) || (base2 < 0 && base2 != NOFD)) {
                 e = base < 0 && base != NOFD ? -base : -base2;
                 goto out;
