@@ -67,4 +67,11 @@ if grep -rnE '\bopen(at)?\([^;]*\)' "$root/src" --include=*.c | grep -v O_CLOEXE
         echo "every open()/openat() in src/ passes O_CLOEXEC" >&2
         fail=1
 fi
+# strerror(3) is not thread-safe and hosts are threaded: sbx__strerror
+# (src/core/internal.h) everywhere but in the core that implements it.
+if grep -rnE '(^|[^A-Za-z0-9_])strerror(_r)?\(' "$root/src" --include=*.c --include=*.h |
+        grep -v "^$root/src/core/" | grep -v 'strerror(3)'; then
+        echo "use sbx__strerror(e) (thread-safe), not strerror()/strerror_r()" >&2
+        fail=1
+fi
 exit $fail

@@ -144,6 +144,27 @@ const char *sbx_strerror(int32_t code)
         }
 }
 
+/* strerror(3) may share one buffer between threads (POSIX says it is not
+ * thread-safe); the reentrant forms write the caller's.  glibc's GNU
+ * strerror_r returns its own immutable text or fills buf; the XSI one
+ * (musl, macOS) returns 0 or an error; Windows' strerror has a buffer per
+ * thread. */
+const char *sbx__strerror_r(int errnum, char *buf, size_t len)
+{
+        if (buf == NULL || len == 0)
+                return "unknown error";
+#if defined(_WIN32)
+        (void) snprintf(buf, len, "%s", strerror(errnum));
+        return buf;
+#elif defined(__GLIBC__) && defined(_GNU_SOURCE)
+        return strerror_r(errnum, buf, len);
+#else
+        if (strerror_r(errnum, buf, len) != 0)
+                (void) snprintf(buf, len, "error %d", errnum);
+        return buf;
+#endif
+}
+
 void sbx_free(void *ptr)
 {
         free(ptr);

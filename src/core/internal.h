@@ -137,4 +137,13 @@ const char *sbx__secure_getenv(const char *name);
 
 
 
+/* The text of errno value e, thread-safe (strerror(3) is not): in the
+ * caller's buffer, or a static immutable string.  Never NULL.
+ * sbx__strerror(e) gives it a buffer of its own that lives until the end
+ * of the enclosing block, for use in a message's arguments.  lint/layers
+ * refuses strerror() in src/ outside src/core/. */
+#define SBX__ERRBUF 128
+const char *sbx__strerror_r(int errnum, char *buf, size_t len);
+#define sbx__strerror(e) sbx__strerror_r((e), (char[SBX__ERRBUF]){ 0 }, SBX__ERRBUF)
+
 #endif /* SBX_INTERNAL_H */

@@ -102,7 +102,7 @@ sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *arg
         (void) snprintf(home, sizeof(home), "%s/home", dir);
         if (mkdir(tmp, 0700) != 0 || mkdir(home, 0700) != 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: seatbelt: %s: %s", fn, dir,
-                              strerror(errno));
+                              sbx__strerror(errno));
                 goto fail;
         }
         if (sbx__caller_home(src, &caller_home) < 0) {
@@ -155,7 +155,7 @@ sbx_code sbx__seatbelt_spawn(const struct sbx_plan *plan, const char *const *arg
         (void) posix_spawnattr_destroy(&at);
         if (e != 0) {
                 r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, e, "%s: cannot start %s: %s", fn,
-                              SANDBOX_EXEC, strerror(e));
+                              SANDBOX_EXEC, sbx__strerror(e));
                 goto fail;
         }
         child->pid = pid;

@@ -51,7 +51,7 @@ sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out
                 c = sbx__fail(err, r == -ENOMEM ? SBX_E_NOMEM : SBX_E_IO, -r,
                               "%s: cannot examine \"%.300s\" for git repositories to protect "
                               "(%s); refusing to run with git unprotected", fn,
-                              g.fail != NULL ? g.fail : roots[0], strerror(-r));
+                              g.fail != NULL ? g.fail : roots[0], sbx__strerror(-r));
                 goto out;
         }
         paths = calloc(g.n + 1, sizeof(*paths));

@@ -41,10 +41,10 @@ static sbx_code scratch_root_ok(const char *fn, const char *root, sbx_error *err
 
         if (mkdir(root, 0700) < 0 && errno != EEXIST)
                 return sbx__fail(err, SBX_E_IO, errno, "%s: cannot create the scratch root "
-                                 "%.200s: %s", fn, root, strerror(errno));
+                                 "%.200s: %s", fn, root, sbx__strerror(errno));
         if (lstat(root, &st) < 0)
                 return sbx__fail(err, SBX_E_IO, errno, "%s: scratch root %.200s: %s", fn, root,
-                                 strerror(errno));
+                                 sbx__strerror(errno));
         if (!S_ISDIR(st.st_mode))
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: scratch root %.200s is not a "
                                  "directory", fn, root);
@@ -119,7 +119,7 @@ static sbx_code reg_add(const char *fn, struct sbx_executor_set *s, sbx_error *e
                 reg_path(reg_bases[1], entry, sizeof(entry));
                 return sbx__fail(err, SBX_E_IO, e, "%s: cannot register the set's directory "
                                  "in %s or %s (each must be a directory of this user, mode "
-                                 "0700): %s", fn, dir, entry, strerror(e));
+                                 "0700): %s", fn, dir, entry, sbx__strerror(e));
         }
         k--;
         for (i = 0; i < 16; i++) {
@@ -151,7 +151,7 @@ static sbx_code reg_add(const char *fn, struct sbx_executor_set *s, sbx_error *e
         }
         (void) close(fd);
         return sbx__fail(err, SBX_E_IO, e, "%s: cannot register the set's directory: %s", fn,
-                         strerror(e));
+                         sbx__strerror(e));
 }
 
 /* 1 if `dir` (canonical) is one a set made: a directory named sbx-set-*. */
@@ -294,7 +294,7 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
                 if (errno != ENOENT)
                         return sbx__fail(err, sbx__errno_code(errno, SBX_E_IO), errno,
                                          "%s: cannot resolve /tmp to hide the scratch of every "
-                                         "other sandbox: %s", fn, strerror(errno));
+                                         "other sandbox: %s", fn, sbx__strerror(errno));
                 host_tmp[0] = '\0';
         }
         /* The user's fixed scratch places: the parent of rung 2's spawn
@@ -317,7 +317,7 @@ sbx_code sbx__scratch_hide(const sbx_plan *plan, const char *fn, sbx_plan **out,
                         return sbx__fail(err, sbx__errno_code(-fd, SBX_E_IO), -fd,
                                          "%s: cannot read the scratch registry %s to hide the "
                                          "scratch of every other sandbox: %s", fn, buf,
-                                         strerror(-fd));
+                                         sbx__strerror(-fd));
                 }
         }
         if (fixed.n == 0 && sets.n == 0 && !fixed.failed && !sets.failed) {
@@ -413,9 +413,9 @@ static sbx_code os_cause(const char *fn, sbx_code r, sbx_error *err)
         e = err->sys_errno;
         r = e == ENOMEM ? SBX_E_NOMEM : SBX_E_IO;
         (void) snprintf(msg, sizeof(msg), "%s", err->message);
-        if (strstr(msg, strerror(e)) != NULL)
+        if (strstr(msg, sbx__strerror(e)) != NULL)
                 return sbx__fail(err, r, e, "%s: %s", fn, msg);
-        return sbx__fail(err, r, e, "%s: %s: %s", fn, msg, strerror(e));
+        return sbx__fail(err, r, e, "%s: %s: %s", fn, msg, sbx__strerror(e));
 }
 
 /* backend's own check (verify), which sbx_backend_guarantees only counts
@@ -577,7 +577,7 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                 (void) snprintf(dir, sizeof(dir), "%s/sbx-set-XXXXXX", root);
         if (mkdtemp(dir) == NULL) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a directory in %.200s: %s",
-                              fn, root, strerror(errno));
+                              fn, root, sbx__strerror(errno));
                 goto fail;
         }
         s->set_dir = sbx__strdup(dir);
@@ -593,7 +593,7 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, dir);
         if (mkdir(sub, 0500) < 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, sub,
-                              strerror(errno));
+                              sbx__strerror(errno));
                 (void) rmdir(dir);
                 goto fail;
         }
@@ -656,7 +656,7 @@ sbx_code sbx_executor_set_get(sbx_executor_set *s, const char *key, sbx_executor
         }
         if (mkdir(dir, 0700) < 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, dir,
-                              strerror(errno));
+                              sbx__strerror(errno));
                 goto undo;
         }
         for (i = 0; i < 2; i++) {
@@ -665,7 +665,7 @@ sbx_code sbx_executor_set_get(sbx_executor_set *s, const char *key, sbx_executor
                 (void) snprintf(sub, sizeof(sub), "%s/%s", dir, i == 0 ? "home" : "tmp");
                 if (mkdir(sub, 0700) < 0) {
                         r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn,
-                                      sub, strerror(errno));
+                                      sub, sbx__strerror(errno));
                         (void) sbx__rm_rf(dir);
                         goto undo;
                 }
@@ -737,7 +737,7 @@ remove:
                         (void) pthread_mutex_unlock(&s->lock);
                         return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove the executor "
                                          "directory \"%.200s\" (%s): %s", fn, s->ex[i]->dir,
-                                         s->ex[i]->key, strerror(-e));
+                                         s->ex[i]->key, sbx__strerror(-e));
                 }
         }
         /* Then the entry, and only after a grace the empty rest: a bwrap
@@ -765,7 +765,7 @@ remove:
         (void) pthread_mutex_unlock(&s->lock);
         if (e < 0)
                 return sbx__fail(err, SBX_E_IO, -e, "%s: cannot remove the set directory "
-                                 "\"%.200s\": %s", fn, s->set_dir, strerror(-e));
+                                 "\"%.200s\": %s", fn, s->set_dir, sbx__strerror(-e));
         return SBX_OK;
 }
 

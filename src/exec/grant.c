@@ -422,7 +422,7 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
                 e = ancestor_identity(canon, &g.anc_dev, &g.anc_ino);
                 if (e < 0)
                         return sbx__fail(err, SBX_E_IO, -e, "%s: %.200s: %s", fn, canon,
-                                         strerror(-e));
+                                         sbx__strerror(-e));
         }
         now = sbx__wall_ms();
         cap = now + s->ttl_ms;

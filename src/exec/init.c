@@ -89,7 +89,7 @@ static void spawn_failed(const sbx_error *e, const char *cmd)
         }
         if (e->code == SBX_E_IO && strstr(e->message, "cannot execute") != NULL &&
             e->sys_errno != 0) {
-                (void) snprintf(line, sizeof(line), "%.200s: %s", cmd, strerror(e->sys_errno));
+                (void) snprintf(line, sizeof(line), "%.200s: %s", cmd, sbx__strerror(e->sys_errno));
                 runner_exit_line(e->sys_errno == ENOENT ? 127 : 126, line);
         }
         runner_die(e->message);

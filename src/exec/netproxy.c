@@ -158,7 +158,7 @@ sbx_code sbx__netproxy_prepare(const sbx_plan *plan, char *token, unsigned *gen,
         rc = sbx__proxy_token_new(token);
         if (rc < 0)
                 return sbx__fail(err, SBX_E_INTERNAL, -rc, "sbx_spawn: the proxy credential: %s",
-                                 strerror(-rc));
+                                 sbx__strerror(-rc));
         (void) snprintf(url, sizeof(url), "http://%s:%s@127.0.0.1:%d", SBX__PROXY_USER, token,
                         SBX__PROXY_PORT);
         for (i = 0; i < plan->n_env_set; i++)

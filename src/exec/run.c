@@ -480,7 +480,7 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
             (o->stdin_data != NULL ? pipe2(pi, O_CLOEXEC)
                                    : (pi[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) < 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot make the output pipes: %s", fn,
-                              strerror(errno));
+                              sbx__strerror(errno));
                 goto out;
         }
         if (pi[1] >= 0)

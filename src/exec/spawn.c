@@ -168,7 +168,7 @@ static sbx_code check_cwd(const sbx_plan *plan, const sbx_spawn_options *o, cons
 
                 return sbx__fail(err, e == ENOENT || e == ENOTDIR ? SBX_E_NOT_FOUND
                                  : e == ENAMETOOLONG ? SBX_E_RANGE : SBX_E_IO, e,
-                                 "%s: %s \"%.200s\": %s", fn, what, cwd, strerror(e));
+                                 "%s: %s \"%.200s\": %s", fn, what, cwd, sbx__strerror(e));
         }
         if (!S_ISDIR(st.st_mode))
                 return sbx__fail(err, SBX_E_INVALID, ENOTDIR, "%s: %s \"%.200s\" is not a "

@@ -145,7 +145,7 @@ static sbx_code seccomp_memfd(const char *fn, int *fd_out, sbx_error *err)
         if (fd < 0) {
                 r = sbx__fail(err, errno == ENOMEM ? SBX_E_NOMEM : SBX_E_IO, errno,
                               "%s: cannot pass bwrap its seccomp program: memfd_create: %s",
-                              fn, strerror(errno));
+                              fn, sbx__strerror(errno));
                 goto out;
         }
         p = (const char *) bpf.filter;
@@ -167,7 +167,7 @@ static sbx_code seccomp_memfd(const char *fn, int *fd_out, sbx_error *err)
         if (e != 0) {
                 (void) close(fd);
                 r = sbx__fail(err, e == ENOMEM || e == ENOSPC ? SBX_E_NOMEM : SBX_E_IO, e,
-                              "%s: cannot pass bwrap its seccomp program: %s", fn, strerror(e));
+                              "%s: cannot pass bwrap its seccomp program: %s", fn, sbx__strerror(e));
                 goto out;
         }
         *fd_out = fd;
@@ -215,7 +215,7 @@ static sbx_code emit_rule(struct sbx__strv *s, const struct sbx_plan_fs_rule *ru
                         return SBX_OK;  /* nothing there to bind or to hide */
                 return sbx__fail(err, SBX_E_IO, errno,
                                  "bwrap: cannot examine \"%.200s\" for the %s rule: %s", path,
-                                 rule->access == 0 ? "hidden" : "bind", strerror(errno));
+                                 rule->access == 0 ? "hidden" : "bind", sbx__strerror(errno));
         }
         if (S_ISLNK(st.st_mode)) {
                 char target[SBX_PATH_MAX];
@@ -234,7 +234,7 @@ static sbx_code emit_rule(struct sbx__strv *s, const struct sbx_plan_fs_rule *ru
                 if (n < 0)
                         return sbx__fail(err, SBX_E_IO, errno,
                                          "bwrap: cannot read the link \"%.200s\": %s", path,
-                                         strerror(errno));
+                                         sbx__strerror(errno));
                 target[n] = '\0';
                 push3(s, "--symlink", target, path);
                 return SBX_OK;
@@ -613,14 +613,14 @@ static sbx_code start_process(struct start *st, const char *what, struct sbx__pr
         r = sbx__launch(0, 0, child_exec, st, proc);
         if (r < 0)
                 return sbx__fail(err, SBX_E_IO, -r, "%s: cannot start a process: %s", what,
-                                 strerror(-r));
+                                 sbx__strerror(-r));
         r = sbx__launch_wait_exec(proc, &rep);
         if (r != 0) {
                 sbx__proc_abort(proc);
                 if (r < 0 && r != -ETIMEDOUT)
                         rep.err = -r;
                 return sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%.200s\": %s",
-                                 what, st->path, strerror(rep.err));
+                                 what, st->path, sbx__strerror(rep.err));
         }
         sbx__proc_close_channel(proc);
         return SBX_OK;
@@ -707,7 +707,7 @@ static void probe_run(void)
         if (r < 0) {
                 if (runner != NULL)
                         probe_fail("bwrap: the runner command \"%.200s\" is not usable: %s",
-                                   runner, strerror(-r));
+                                   runner, sbx__strerror(-r));
                 else
                         probe_fail("bwrap: not found in PATH%s",
                                    r == -ENOENT ? "" : " (or not executable)");
@@ -717,7 +717,7 @@ static void probe_run(void)
         devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
                 probe_transient(errno);
-                probe_fail("bwrap: probe setup failed: %s", strerror(errno));
+                probe_fail("bwrap: probe setup failed: %s", sbx__strerror(errno));
                 goto out;
         }
         /* The spawn's seccomp program too, on fd 3 (no keep_fds here). */
@@ -808,7 +808,7 @@ sbx_code sbx__bwrap_confine(const struct sbx_plan *plan, const sbx_profile *prof
                 if (rc < 0)
                         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -rc,
                                          "sbx_confine: the bwrap runner \"%.200s\" is not "
-                                         "usable: %s", runner, strerror(-rc));
+                                         "usable: %s", runner, sbx__strerror(-rc));
         } else {
                 r = sbx__bwrap_probe(err);
                 if (r != SBX_OK)

@@ -95,7 +95,7 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
         rc = sbx__launch(0, 0, direct_child, &d, &proc);
         if (rc < 0) {
                 r = sbx__fail(err, SBX_E_IO, -rc, "sbx_spawn: cannot start a process: %s",
-                              strerror(-rc));
+                              sbx__strerror(-rc));
                 goto out;
         }
         rc = sbx__launch_wait_exec(&proc, &rep);
@@ -107,7 +107,7 @@ sbx_code sbx__direct_spawn(const struct sbx_plan *plan, const char *const *argv,
                 r = sbx__fail(err, e == ENOENT || e == ENOTDIR ? SBX_E_NOT_FOUND : SBX_E_IO, e,
                               e == ENOENT || e == ENOTDIR ? "sbx_spawn: command \"%.200s\" not "
                               "found in the filesystem: %s" : "sbx_spawn: cannot execute "
-                              "\"%.200s\": %s", argv[0], strerror(e));
+                              "\"%.200s\": %s", argv[0], sbx__strerror(e));
                 goto out;
         }
         sbx__proc_close_channel(&proc);

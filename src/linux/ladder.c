@@ -166,21 +166,21 @@ static sbx_code report_child_failure(const struct sbx__prep *p,
                                  "too small to start the command)" : "");
         if (rep->step == STEP_EXEC && (rep->err == ENOENT || rep->err == ENOTDIR))
                 return sbx__fail(err, SBX_E_NOT_FOUND, rep->err, "sbx_spawn: command \"%.200s\" "
-                                 "not found in the sandbox: %s", p->exec_path, strerror(rep->err));
+                                 "not found in the sandbox: %s", p->exec_path, sbx__strerror(rep->err));
         if (rep->step == STEP_EXEC)
                 return sbx__fail(err, SBX_E_IO, rep->err, "sbx_spawn: cannot execute \"%.200s\" in "
-                                 "the sandbox: %s", p->exec_path, strerror(rep->err));
+                                 "the sandbox: %s", p->exec_path, sbx__strerror(rep->err));
         /* The cwd as the sandbox sees it (spawn.c checked the host's). */
         if (rep->step == STEP_CHDIR)
                 return sbx__fail(err, rep->err == ENOENT || rep->err == ENOTDIR ? SBX_E_NOT_FOUND
                                  : rep->err == ENAMETOOLONG ? SBX_E_RANGE : SBX_E_IO, rep->err,
                                  "sbx_spawn: %s sandbox setup failed while %s \"%.200s\": %s; "
                                  "the command was not run", backend, what, p->cwd,
-                                 strerror(rep->err));
+                                 sbx__strerror(rep->err));
         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep->err,
                          "sbx_spawn: %s sandbox setup failed while %s%s%s%s: %s; the command "
                          "was not run", backend, what, path[0] ? " \"" : "", path,
-                         path[0] ? "\"" : "", strerror(rep->err));
+                         path[0] ? "\"" : "", sbx__strerror(rep->err));
 }
 
 /* Resource limits, each on its own: a cgroup where one can be made (v2,
@@ -345,7 +345,7 @@ static sbx_code pin_sockets(struct sbx__prep *p, const struct sbx_plan *plan, co
                 if (fd < 0)
                         return sbx__fail(err, errno == EMFILE || errno == ENFILE ? SBX_E_IO
                                          : SBX_E_INVALID, errno, "%s: unix socket %.200s: %s",
-                                         fn, path, strerror(errno));
+                                         fn, path, sbx__strerror(errno));
                 p->unix_fds[i] = fd;
                 if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
                         return sbx__fail(err, SBX_E_INVALID, 0, "%s: unix socket %.200s is not "
@@ -547,7 +547,7 @@ static sbx_code limits_started(struct ns_ctx *c, sbx_error *err)
         if (sbx__cgroup_attach(c->cgdirs, c->proc.pid) < 0)
                 return sbx__fail(err, sbx__errno_code(errno, SBX_E_SANDBOX_UNAVAILABLE), errno,
                                  "%s: cannot move the sandbox into its cgroup: %s; the command "
-                                 "was not run", c->fn, strerror(errno));
+                                 "was not run", c->fn, sbx__strerror(errno));
         return SBX_OK;
 }
 
@@ -654,7 +654,7 @@ static sbx_code supervisor_prepare(struct ns_ctx *c, sbx_error *err)
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p->notify_sock) < 0)
                 return sbx__fail(err, sbx__errno_code(errno, SBX_E_INTERNAL), errno,
                                  "%s: socketpair for the supervisor failed: %s", c->fn,
-                                 strerror(errno));
+                                 sbx__strerror(errno));
         return SBX_OK;
 }
 
@@ -879,7 +879,7 @@ static sbx_code ns_launch(struct ns_ctx *c, size_t *done, sbx_error *err)
                 return sbx__fail(err, sbx__errno_code(-rc, SBX_E_SANDBOX_UNAVAILABLE), -rc,
                                  "%s: %s sandbox setup failed while creating the %s: %s", c->fn,
                                  c->backend, c->rung == 1 ? "namespaces (clone)"
-                                 : "process (clone)", strerror(-rc));
+                                 : "process (clone)", sbx__strerror(-rc));
         }
         for (i = 0; i < *done; i++) {
                 if (ns_features[i].started != NULL &&

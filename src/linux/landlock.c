@@ -263,12 +263,6 @@ static uint32_t nesting_losses(const struct sbx__ll_rule *rules, size_t n)
         return lost;
 }
 
-/* strerror(3) is not thread-safe; the GNU strerror_r is. */
-static const char *errtext(int e, char *buf, size_t len)
-{
-        return strerror_r(e, buf, len);
-}
-
 static void close_fd(int *fd)
 {
         if (*fd >= 0) {
@@ -362,14 +356,14 @@ static sbx_code add_rule(int ruleset_fd, const struct sbx__ll_rule *rule, uint32
                         return SBX_OK;
                 return sbx__fail(err, SBX_E_IO, e,
                                  "landlock: cannot open rule path \"%.160s\": %s%s",
-                                 rule->path, errtext(e, eb, sizeof(eb)),
+                                 rule->path, sbx__strerror_r(e, eb, sizeof(eb)),
                                  e == ENOENT ? " (create it, or let the backend skip "
                                                "missing paths)" : "");
         }
         if (fstat(fd, &st) < 0) {
                 e = errno;
                 rc = sbx__fail(err, SBX_E_IO, e, "landlock: cannot stat rule path \"%.160s\": %s",
-                               rule->path, errtext(e, eb, sizeof(eb)));
+                               rule->path, sbx__strerror_r(e, eb, sizeof(eb)));
                 goto out;
         }
 
@@ -384,7 +378,7 @@ static sbx_code add_rule(int ruleset_fd, const struct sbx__ll_rule *rule, uint32
                 rc = sbx__fail(err, SBX_E_INTERNAL, e,
                                "landlock: landlock_add_rule(\"%.160s\", 0x%llx) failed: %s",
                                rule->path, (unsigned long long) pb.allowed_access,
-                               errtext(e, eb, sizeof(eb)));
+                               sbx__strerror_r(e, eb, sizeof(eb)));
         }
 out:
         close_fd(&fd);
@@ -463,10 +457,10 @@ sbx_code sbx__landlock_prepare(const struct sbx__ll_rule *rules, size_t n, uint3
                 if (e == ENOSYS || e == EOPNOTSUPP)
                         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, e,
                                          "landlock: landlock_create_ruleset: %s",
-                                         errtext(e, eb, sizeof(eb)));
+                                         sbx__strerror_r(e, eb, sizeof(eb)));
                 return sbx__fail(err, sbx__errno_code(e, SBX_E_INTERNAL), e,
                                  "landlock: landlock_create_ruleset (ABI %d) failed: %s", abi,
-                                 errtext(e, eb, sizeof(eb)));
+                                 sbx__strerror_r(e, eb, sizeof(eb)));
         }
         /* With stdio closed the kernel may hand out 0..2, which the child's
          * stdio setup would overwrite: move it above 2 (still CLOEXEC). */
@@ -478,7 +472,7 @@ sbx_code sbx__landlock_prepare(const struct sbx__ll_rule *rules, size_t n, uint3
                 if (moved < 0)
                         return sbx__fail(err, sbx__errno_code(e, SBX_E_INTERNAL), e,
                                          "landlock: cannot move the ruleset fd above 2: %s",
-                                         errtext(e, eb, sizeof(eb)));
+                                         sbx__strerror_r(e, eb, sizeof(eb)));
                 fd = moved;
         }
 

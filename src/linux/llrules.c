@@ -285,7 +285,7 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
         if (e < 0) {
                 r = sbx__fail(err, e == -ENOMEM ? SBX_E_NOMEM : SBX_E_IO, -e,
                               "sbx_spawn: cannot prepare the Landlock rules: %s",
-                              strerror(-e));
+                              sbx__strerror(-e));
                 goto out;
         }
         ll_merge(&lv);

@@ -42,7 +42,7 @@ static sbx_code runner_path(const char *forced, char **out, sbx_error *err)
                 return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, -r,
                                  "sbx_confine: the sandbox runner \"%.200s\" (%s) is not usable: "
                                  "%s; install sandbox-run or set SBX_RUNNER / "
-                                 "sbx_local_config.runner_command", want, source, strerror(-r));
+                                 "sbx_local_config.runner_command", want, source, sbx__strerror(-r));
         return SBX_OK;
 }
 

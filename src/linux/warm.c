@@ -344,15 +344,15 @@ static sbx_code warm_started(struct sbx__warm *w, int errp_r, const char *exec_p
                 rep = (struct sbx__child_report){ STEP_NONE, -rc, 0 };
         if (rep.step == STEP_EXEC && (rep.err == ENOENT || rep.err == ENOTDIR))
                 return sbx__fail(err, SBX_E_NOT_FOUND, rep.err, "%s: command \"%.200s\" not "
-                                 "found in the sandbox: %s", fn, exec_path, strerror(rep.err));
+                                 "found in the sandbox: %s", fn, exec_path, sbx__strerror(rep.err));
         if (rep.step == STEP_EXEC)
                 return sbx__fail(err, SBX_E_IO, rep.err, "%s: cannot execute \"%s\" in the "
-                                 "sandbox: %s", fn, exec_path, strerror(rep.err));
+                                 "sandbox: %s", fn, exec_path, sbx__strerror(rep.err));
         return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, rep.err, "%s: %s sandbox setup failed "
                          "while %s: %s; the command was not run", fn,
                          w->rung == 1 ? "native" : "landlock",
                          sbx__step_name(rep.step) != NULL ? sbx__step_name(rep.step)
-                         : "an unknown step", strerror(rep.err));
+                         : "an unknown step", sbx__strerror(rep.err));
 }
 
 sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
@@ -374,7 +374,7 @@ sbx_code sbx__warm_spawn(struct sbx__warm *w, const struct sbx_plan *plan,
         /* The handle's pollable fd: the control socket, readable when the
          * zygote answers. */
         if (pipe2(errp, O_CLOEXEC) < 0 || (pidfd = fcntl(w->ctrl, F_DUPFD_CLOEXEC, 3)) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: %s", fn, strerror(errno));
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: %s", fn, sbx__strerror(errno));
                 goto out;
         }
         r = warm_send(w, exec_path, cwd, argv, envp, opts, errp[1], err);

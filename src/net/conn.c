@@ -65,7 +65,7 @@ static const char *errtext(int neg)
         case ETIMEDOUT: return "timed out";
         case EBUSY:     return "too many lookups waiting";
         case EAGAIN:    return "temporary resolver failure";
-        default:        return strerror(-neg);
+        default:        return sbx__strerror(-neg);
         }
 }
 
@@ -224,7 +224,7 @@ static int dial_direct(struct conn_ctx *k, uint32_t classes, struct answer *a)
         a->reason = SBX__NET_R_DIAL;
         (void) snprintf(a->body, sizeof(a->body), "sandbox proxy: cannot connect to %s (%s): "
                         "%s\n", k->target, sbx__net_addr_format(&addrs[last], atext),
-                        strerror(-fd));
+                        sbx__strerror(-fd));
         return -1;
 }
 
@@ -267,7 +267,7 @@ int sbx__proxy_dial_upstream(struct sbx__proxy_exec *x, const char *target, int 
         if (fd < 0) {
                 (void) snprintf(why, whysz, "sandbox proxy: the upstream proxy "
                                 "%s is unreachable: %s (no direct connection is tried)\n", up,
-                                strerror(-rc));
+                                sbx__strerror(-rc));
                 return -1;
         }
         len = (size_t) snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s%s%s"
@@ -318,7 +318,7 @@ int sbx__proxy_dial_upstream(struct sbx__proxy_exec *x, const char *target, int 
                         (void) snprintf(why, whysz, "sandbox proxy: the upstream "
                                         "proxy %s gave no usable answer to CONNECT %s: %s (no "
                                         "direct connection is tried)\n", up, target,
-                                        rc < 0 ? strerror(-rc) : "not HTTP");
+                                        rc < 0 ? sbx__strerror(-rc) : "not HTTP");
                 free(head);
                 (void) close(fd);
                 return -1;

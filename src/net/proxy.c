@@ -288,7 +288,7 @@ sbx_code sbx__proxy_engine_new(const struct sbx__proxy_limits *limits,
         e->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (e->ctl_fd < 0) {
                 r = sbx__fail(err, SBX_E_INTERNAL, errno, "%s: eventfd: %s", fn,
-                              strerror(errno));
+                              sbx__strerror(errno));
                 goto fail;
         }
         r = sbx__net_resolver_new(l.resolvers, 2 * l.max_conns, l.resolve, l.resolve_userdata,
@@ -436,7 +436,7 @@ sbx_code sbx__proxy_exec_new(struct sbx__proxy_engine *e, const struct sbx__prox
         }
         if (rc < 0) {
                 r = sbx__fail(err, rc == -EINVAL ? SBX_E_INVALID : SBX_E_INTERNAL, -rc, "%s: the "
-                              "credential: %s", fn, strerror(-rc));
+                              "credential: %s", fn, sbx__strerror(-rc));
                 goto fail;
         }
         x->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -444,7 +444,7 @@ sbx_code sbx__proxy_exec_new(struct sbx__proxy_engine *e, const struct sbx__prox
         if (x->cancel_fd < 0 || x->listen_fd < 0 ||
             (fl = fcntl(x->listen_fd, F_GETFL)) < 0 ||
             fcntl(x->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-                r = sbx__fail(err, SBX_E_INTERNAL, errno, "%s: %s", fn, strerror(errno));
+                r = sbx__fail(err, SBX_E_INTERNAL, errno, "%s: %s", fn, sbx__strerror(errno));
                 goto fail;
         }
         (void) pthread_mutex_lock(&e->lock);

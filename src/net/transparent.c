@@ -376,7 +376,7 @@ static void serve(struct tconn *k)
         }
         if (rc < 0) {
                 (void) snprintf(body, sizeof(body), "sandbox: cannot resolve %s: %s\n",
-                                k->target.host.text, strerror(-rc));
+                                k->target.host.text, sbx__strerror(-rc));
                 refuse(k, SBX__NET_R_RESOLVE, 502, TLS_ALERT_INTERNAL_ERROR, body, NULL, -1);
                 return;
         }
@@ -395,7 +395,7 @@ static void serve(struct tconn *k)
         if (ofd < 0) {
                 (void) snprintf(body, sizeof(body), "sandbox: cannot connect to %s (%s): %s\n",
                                 k->ttext, sbx__net_addr_format(&addrs[last], atext),
-                                strerror(-ofd));
+                                sbx__strerror(-ofd));
                 refuse(k, SBX__NET_R_DIAL, 502, TLS_ALERT_INTERNAL_ERROR, body, NULL, -1);
                 return;
         }
@@ -694,7 +694,7 @@ sbx_code sbx__proxy_exec_transparent(struct sbx__proxy_exec *x, int tcp_listen_f
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: dns_fd is not a UDP socket", fn);
         e = x->e;
         if (tcp_listen_fd >= 0 && (tfd = dup_nonblock(tcp_listen_fd)) < 0)
-                return sbx__fail(err, SBX_E_INTERNAL, -tfd, "%s: %s", fn, strerror(-tfd));
+                return sbx__fail(err, SBX_E_INTERNAL, -tfd, "%s: %s", fn, sbx__strerror(-tfd));
         if (dns_fd >= 0) {
                 d = calloc(1, sizeof(*d));
                 if (d == NULL) {
@@ -705,7 +705,7 @@ sbx_code sbx__proxy_exec_transparent(struct sbx__proxy_exec *x, int tcp_listen_f
                 d->fd = dup_nonblock(dns_fd);
                 if (d->fd < 0) {
                         r = sbx__fail(err, SBX_E_INTERNAL, -d->fd, "%s: %s", fn,
-                                      strerror(-d->fd));
+                                      sbx__strerror(-d->fd));
                         goto fail;
                 }
         }

@@ -63,12 +63,12 @@ sbx_code sbx_policy_file_load(const char *path, sbx_policy_file **out, sbx_error
         if (fd < 0) {
                 e = errno;
                 r = sbx__fail(err, e == ENOENT ? SBX_E_NOT_FOUND : SBX_E_IO, e,
-                              "%s: cannot open: %s", msgname, strerror(e));
+                              "%s: cannot open: %s", msgname, sbx__strerror(e));
                 goto out;
         }
         if (fstat(fd, &st) < 0) {
                 e = errno;
-                r = sbx__fail(err, SBX_E_IO, e, "%s: cannot examine: %s", msgname, strerror(e));
+                r = sbx__fail(err, SBX_E_IO, e, "%s: cannot examine: %s", msgname, sbx__strerror(e));
                 goto out;
         }
         if (!S_ISREG(st.st_mode)) {
@@ -92,7 +92,7 @@ sbx_code sbx_policy_file_load(const char *path, sbx_policy_file **out, sbx_error
                 if (n < 0) {
                         e = errno;
                         r = sbx__fail(err, SBX_E_IO, e, "%s: cannot read: %s", msgname,
-                                      strerror(e));
+                                      sbx__strerror(e));
                         goto out;
                 }
                 if (n == 0)

@@ -348,7 +348,7 @@ static sbx_code gather_homes(const char *fn, struct homes *h, sbx_error *err)
         if (r < 0)
                 return sbx__fail(err, SBX_E_IO, -r,
                                  "%s: HOME exists but cannot be resolved (%s); the workspace "
-                                 "cannot be checked against it", fn, strerror(-r));
+                                 "cannot be checked against it", fn, sbx__strerror(-r));
         r = sbx__account_home(&account);
         if (r == 0 && home != NULL)
                 r = homes_add(h, home, 1, 0);
@@ -361,7 +361,7 @@ static sbx_code gather_homes(const char *fn, struct homes *h, sbx_error *err)
         if (r < 0)
                 return sbx__fail(err, SBX_E_IO, -r,
                                  "%s: the account's home directory exists but cannot be "
-                                 "resolved (%s)", fn, strerror(-r));
+                                 "resolved (%s)", fn, sbx__strerror(-r));
         r = read_passwd(&text);
         if (r == -ERANGE)
                 return sbx__fail(err, SBX_E_RANGE, 0,
@@ -375,7 +375,7 @@ static sbx_code gather_homes(const char *fn, struct homes *h, sbx_error *err)
         if (r < 0)
                 return sbx__fail(err, SBX_E_IO, -r,
                                  "%s: cannot read /etc/passwd (%s); its home directories "
-                                 "cannot be checked", fn, strerror(-r));
+                                 "cannot be checked", fn, sbx__strerror(-r));
         return SBX_OK;
 }
 

@@ -516,7 +516,7 @@ static sbx_code open_log_fd(const char *path, const char *shown, int *fd_out, sb
                         break;
                 default:
                         return sbx__fail(err, SBX_E_IO, e, "sbx_session_log_open: \"%s\": open: %s",
-                                         shown, strerror(e));
+                                         shown, sbx__strerror(e));
                 }
                 return sbx__fail(err, SBX_E_INVALID, e, "sbx_session_log_open: \"%s\" %s", shown,
                                  what);
@@ -527,7 +527,7 @@ static sbx_code open_log_fd(const char *path, const char *shown, int *fd_out, sb
                         close_fd(&fd);
                         return sbx__fail(err, SBX_E_IO, -r,
                                          "sbx_session_log_open: \"%s\": fsync of the directory: %s",
-                                         shown, strerror(-r));
+                                         shown, sbx__strerror(-r));
                 }
         }
         *fd_out = fd;
@@ -554,7 +554,7 @@ static sbx_code read_all(int fd, size_t size, const char *shown, char **buf_out,
                         if (errno == EINTR)
                                 continue;
                         r = sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": read: %s",
-                                      shown, strerror(errno));
+                                      shown, sbx__strerror(errno));
                         goto out;
                 }
                 if (got == 0)
@@ -634,13 +634,13 @@ sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
                                       shown);
                 else
                         r = sbx__fail(err, SBX_E_IO, e, "sbx_session_log_open: \"%s\": flock: %s",
-                                      shown, strerror(e));
+                                      shown, sbx__strerror(e));
                 goto out;
         }
 
         if (fstat(fd, &st) < 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": fstat: %s",
-                              shown, strerror(errno));
+                              shown, sbx__strerror(errno));
                 goto out;
         }
         if (!S_ISREG(st.st_mode)) {
@@ -651,7 +651,7 @@ sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
         flags = fcntl(fd, F_GETFL);
         if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
                 r = sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": fcntl: %s",
-                              shown, strerror(errno));
+                              shown, sbx__strerror(errno));
                 goto out;
         }
         if (st.st_size < 0 || (uintmax_t) st.st_size > (uintmax_t) SBX__SESSION_LOG_MAX_FILE) {
@@ -688,7 +688,7 @@ sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
                 if (r2 < 0) {
                         r = sbx__fail(err, SBX_E_IO, -r2,
                                       "sbx_session_log_open: \"%s\": cutting off the torn last line: %s",
-                                      shown, strerror(-r2));
+                                      shown, sbx__strerror(-r2));
                         goto out;
                 }
         } else if (size > 0 && buf[size - 1] != '\n') {
@@ -707,7 +707,7 @@ sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
                 if (r2 < 0) {
                         r = sbx__fail(err, SBX_E_IO, -r2,
                                       "sbx_session_log_open: \"%s\": terminating the last line: %s",
-                                      shown, strerror(-r2));
+                                      shown, sbx__strerror(-r2));
                         goto out;
                 }
                 committed = (off_t) size + 1;
@@ -818,7 +818,7 @@ sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *even
          */
         if (fstat(log->fd, &st) < 0)
                 return sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_append: fstat: %s",
-                                 strerror(errno));
+                                 sbx__strerror(errno));
         size = st.st_size > log->committed ? (uintmax_t) st.st_size : (uintmax_t) log->committed;
         if (size > (uintmax_t) SBX__SESSION_LOG_MAX_FILE ||
             (uintmax_t) len > (uintmax_t) SBX__SESSION_LOG_MAX_FILE - size)
@@ -847,7 +847,7 @@ sbx_code sbx_session_log_append(sbx_session_log *log, const sbx_mode_event *even
                         (void) fsync_retry(log->fd);
                 log->failed = 1;
                 return sbx__fail(err, SBX_E_IO, e, "sbx_session_log_append: %s: %s", step,
-                                 strerror(e));
+                                 sbx__strerror(e));
         }
         log->committed += (off_t) len;
         log->events[log->n++] = *event;

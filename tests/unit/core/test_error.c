@@ -1,7 +1,10 @@
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +127,54 @@ static void test_error__invariant_switch(void **state)
         sbx_invariants_set_enabled(before);
 }
 
+/* Each thread asks for its own unknown errno's text over and over (glibc
+ * formats those into a buffer); with a shared buffer one would see the
+ * other's. */
+struct errtext_job {
+        int         e;
+        const char *want;
+        int         bad;
+};
+
+static void *errtext_worker(void *arg)
+{
+        struct errtext_job *j = arg;
+        int i;
+
+        for (i = 0; i < 20000; i++)
+                if (strcmp(sbx__strerror(j->e), j->want) != 0)
+                        j->bad++;
+        return NULL;
+}
+
+static void test_error__strerror_is_reentrant(void **state)
+{
+        char a[SBX__ERRBUF], b[SBX__ERRBUF], c[SBX__ERRBUF], tiny[1];
+        struct errtext_job jobs[2] = { { 99998, NULL, 0 }, { 99999, NULL, 0 } };
+        pthread_t t[2];
+        int i;
+        (void) state;
+
+        (void) snprintf(a, sizeof(a), "%s", sbx__strerror(ENOENT));
+        assert_string_equal(a, "No such file or directory");
+        /* An unknown number still has a text (glibc: "Unknown error N"). */
+        (void) snprintf(b, sizeof(b), "%s", sbx__strerror(99999));
+        assert_true(b[0] != '\0');
+        assert_non_null(strstr(b, "99999"));
+        assert_string_equal(sbx__strerror_r(EACCES, NULL, 0), "unknown error");
+        assert_non_null(sbx__strerror_r(EACCES, tiny, sizeof(tiny)));
+        (void) snprintf(c, sizeof(c), "%s", sbx__strerror(99998));
+        assert_string_not_equal(b, c);
+        jobs[0].want = c;
+        jobs[1].want = b;
+        for (i = 0; i < 2; i++)
+                assert_int_equal(pthread_create(&t[i], NULL, errtext_worker, &jobs[i]), 0);
+        for (i = 0; i < 2; i++)
+                assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(jobs[0].bad, 0);
+        assert_int_equal(jobs[1].bad, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -132,6 +183,7 @@ int main(void)
                 cmocka_unit_test(test_error__version),
                 cmocka_unit_test(test_error__invariant_aborts_with_marker),
                 cmocka_unit_test(test_error__invariant_switch),
+                cmocka_unit_test(test_error__strerror_is_reentrant),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
