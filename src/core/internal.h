@@ -146,4 +146,18 @@ const char *sbx__secure_getenv(const char *name);
 const char *sbx__strerror_r(int errnum, char *buf, size_t len);
 #define sbx__strerror(e) sbx__strerror_r((e), (char[SBX__ERRBUF]){ 0 }, SBX__ERRBUF)
 
+/* n bytes from the kernel's random generator (getrandom; getentropy on
+ * macOS; BCryptGenRandom on Windows), retried on EINTR and short reads.
+ * 0, or -errno with nothing usable in buf: never fewer bytes.
+ * Thread-safe. */
+int sbx__random_bytes(void *buf, size_t n);
+/* 2 * nbytes lowercase hex digits of fresh random bytes and a NUL into
+ * out (room for 2 * nbytes + 1), the raw bytes wiped.  nbytes <= 64.
+ * 0 or -errno (out then holds nothing to use). */
+int sbx__random_hex(char *out, size_t nbytes);
+/* in[0..n) as 2 * n lowercase hex digits and a NUL. */
+void sbx__hex_encode(const void *in, size_t n, char *out);
+/* Zero p[0..n) in a way the compiler keeps (a secret's last copy). */
+void sbx__wipe(void *p, size_t n);
+
 #endif /* SBX_INTERNAL_H */

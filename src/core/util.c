@@ -117,3 +117,26 @@ sbx_code sbx__path_clean(const char *path, int allow_dotdot, char *out, size_t o
         out[o] = '\0';
         return SBX_OK;
 }
+
+void sbx__hex_encode(const void *in, size_t n, char *out)
+{
+        static const char hex[] = "0123456789abcdef";
+        const unsigned char *b = in;
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                out[2 * i] = hex[b[i] >> 4];
+                out[2 * i + 1] = hex[b[i] & 15];
+        }
+        out[2 * n] = '\0';
+}
+
+void sbx__wipe(void *p, size_t n)
+{
+        /* Through a volatile pointer, so the compiler cannot drop the
+         * stores to memory that is never read again. */
+        volatile unsigned char *v = p;
+
+        while (n-- > 0)
+                *v++ = 0;
+}

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,7 +102,6 @@ static int reg_open(const char *base, int create)
 /* Register s->set_dir; s->reg_entry names the link.  SBX_OK or SBX_E_IO. */
 static sbx_code reg_add(const char *fn, struct sbx_executor_set *s, sbx_error *err)
 {
-        static const char hex[] = "0123456789abcdef";
         char dir[64], name[24], entry[96];
         unsigned char b[8];
         size_t i, k;
@@ -123,17 +121,13 @@ static sbx_code reg_add(const char *fn, struct sbx_executor_set *s, sbx_error *e
         }
         k--;
         for (i = 0; i < 16; i++) {
-                size_t j;
+                int rr = sbx__random_bytes(b, sizeof(b));
 
-                if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b)) {
-                        e = errno;
+                if (rr < 0) {
+                        e = -rr;
                         break;
                 }
-                for (j = 0; j < sizeof(b); j++) {
-                        name[2 * j] = hex[b[j] >> 4];
-                        name[2 * j + 1] = hex[b[j] & 15];
-                }
-                name[2 * sizeof(b)] = '\0';
+                sbx__hex_encode(b, sizeof(b), name);
                 if (symlinkat(s->set_dir, fd, name) == 0) {
                         reg_path(reg_bases[k], dir, sizeof(dir));
                         (void) snprintf(entry, sizeof(entry), "%s/%s", dir, name);

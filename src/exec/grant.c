@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "backend/backend.h"
@@ -255,26 +254,8 @@ static int gitlike(const char *path)
 /* The token: "sbxg1-" and 128 bits from the kernel, in hex. */
 static int new_token(char *out)
 {
-        static const char hex[] = "0123456789abcdef";
-        unsigned char b[16];
-        size_t got = 0, i;
-
-        while (got < sizeof(b)) {
-                ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return -errno;
-                got += (size_t) n;
-        }
         memcpy(out, "sbxg1-", 6);
-        for (i = 0; i < sizeof(b); i++) {
-                out[6 + 2 * i] = hex[b[i] >> 4];
-                out[6 + 2 * i + 1] = hex[b[i] & 15];
-        }
-        out[6 + 2 * sizeof(b)] = '\0';
-        return 0;
+        return sbx__random_hex(out + 6, 16);
 }
 
 

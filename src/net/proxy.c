@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -350,26 +349,7 @@ void sbx__proxy_engine_free(struct sbx__proxy_engine *e)
 
 int sbx__proxy_token_new(char *out)
 {
-        static const char hex[] = "0123456789abcdef";
-        unsigned char b[(SBX__PROXY_TOKEN_SIZE - 1) / 2];
-        size_t got = 0, i;
-
-        while (got < sizeof(b)) {
-                ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                got += (size_t) n;
-        }
-        for (i = 0; i < sizeof(b); i++) {
-                out[2 * i] = hex[b[i] >> 4];
-                out[2 * i + 1] = hex[b[i] & 15];
-        }
-        out[2 * sizeof(b)] = '\0';
-        memset(b, 0, sizeof(b));
-        return 0;
+        return sbx__random_hex(out, (SBX__PROXY_TOKEN_SIZE - 1) / 2);
 }
 
 sbx_code sbx__proxy_exec_new(struct sbx__proxy_engine *e, const struct sbx__proxy_config *cfg,

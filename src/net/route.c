@@ -86,7 +86,6 @@ static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
 void sbx__net_route_fingerprint(const struct sbx__net_rules *rs,
                                 const struct sbx__net_upstream *upstream, char *out)
 {
-        static const char hex[] = "0123456789abcdef";
         struct sha256_ctx ctx;
         uint8_t d[SHA256_DIGEST_SIZE];
         char tbuf[SBX__NET_TARGET_TEXT], num[32];
@@ -124,9 +123,5 @@ void sbx__net_route_fingerprint(const struct sbx__net_rules *rs,
         free(text);
         free(sorted);
         sha256_digest(&ctx, sizeof(d), d);
-        for (i = 0; i < sizeof(d); i++) {
-                out[2 * i] = hex[d[i] >> 4];
-                out[2 * i + 1] = hex[d[i] & 15];
-        }
-        out[2 * sizeof(d)] = '\0';
+        sbx__hex_encode(d, sizeof(d), out);
 }

@@ -75,7 +75,6 @@ static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
 sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
                                  sbx_error *err)
 {
-        static const char hex[] = "0123456789abcdef";
         const char *fn = "sbx_profile_fingerprint";
         uint8_t digest[SHA256_DIGEST_SIZE];
         struct sha256_ctx ctx;
@@ -143,10 +142,6 @@ sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t b
 #else
         sha256_digest(&ctx, sizeof(digest), digest);
 #endif
-        for (i = 0; i < sizeof(digest); i++) {
-                buf[2 * i] = hex[digest[i] >> 4];
-                buf[2 * i + 1] = hex[digest[i] & 0x0f];
-        }
-        buf[2 * sizeof(digest)] = '\0';
+        sbx__hex_encode(digest, sizeof(digest), buf);
         return SBX_OK;
 }
