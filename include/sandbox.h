@@ -446,6 +446,20 @@ SBX_API int sbx_path_is_within(const char *path, const char *const *roots, size_
 SBX_API sbx_code sbx_toolchain_roots(const char *home, char ***out, size_t *n_out,
                                      sbx_error *err);
 
+/* --------------------------------------------------------------- sizes */
+
+/*
+ * A size as policy files ("memory": "512M") and sandbox-run's --memory
+ * spell it: decimal digits, then at most one of K, M, G, T in either case
+ * (powers of 1024), nothing else -- no sign, space, fraction or "B".
+ * "4096", "512M", "2g".  A host that takes a limit from its user can parse
+ * it the same way.  *out is written only on success.
+ * Errors: SBX_E_INVALID (text or out NULL, empty, another character,
+ * zero), SBX_E_RANGE (more than UINT64_MAX bytes).  Thread-safety: pure.
+ * Since: 0.2.
+ */
+SBX_API sbx_code sbx_size_parse(const char *text, uint64_t *out, sbx_error *err);
+
 /* ------------------------------------------------------- terminal text */
 
 /* Strip CSI, OSC (BEL- or ST-terminated), DCS/SOS/PM/APC strings, and two-

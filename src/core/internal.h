@@ -160,4 +160,7 @@ void sbx__hex_encode(const void *in, size_t n, char *out);
 /* Zero p[0..n) in a way the compiler keeps (a secret's last copy). */
 void sbx__wipe(void *p, size_t n);
 
+/* sbx_size_parse's grammar (include/sandbox.h): 0, -EINVAL, -ERANGE. */
+int sbx__parse_size(const char *s, uint64_t *out);
+
 #endif /* SBX_INTERNAL_H */

@@ -1,7 +1,10 @@
 /*
- * util.c - small portable helpers: strings, ASCII case, lexical paths.
+ * util.c - small portable helpers: strings, ASCII case, lexical paths, hex,
+ * wiping a secret, and the size grammar (sbx_size_parse).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,4 +142,53 @@ void sbx__wipe(void *p, size_t n)
 
         while (n-- > 0)
                 *v++ = 0;
+}
+
+int sbx__parse_size(const char *s, uint64_t *out)
+{
+        uint64_t v = 0, mul = 1;
+        const char *p = s;
+
+        if (s == NULL || *p < '0' || *p > '9')
+                return -EINVAL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                if (v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
+                        return -ERANGE;
+                v = v * 10 + (uint64_t) (*p - '0');
+        }
+        if (*p != '\0') {
+                if (p[1] != '\0')
+                        return -EINVAL;
+                switch (*p) {
+                case 'k': case 'K': mul = 1ull << 10; break;
+                case 'm': case 'M': mul = 1ull << 20; break;
+                case 'g': case 'G': mul = 1ull << 30; break;
+                case 't': case 'T': mul = 1ull << 40; break;
+                default: return -EINVAL;
+                }
+        }
+        if (v == 0)
+                return -EINVAL;
+        if (v > UINT64_MAX / mul)
+                return -ERANGE;
+        *out = v * mul;
+        return 0;
+}
+
+sbx_code sbx_size_parse(const char *text, uint64_t *out, sbx_error *err)
+{
+        uint64_t v;
+        int r;
+
+        if (text == NULL || out == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_size_parse: text or out is NULL");
+        r = sbx__parse_size(text, &v);
+        if (r == -ERANGE)
+                return sbx__fail(err, SBX_E_RANGE, 0, "sbx_size_parse: \"%.64s\" is more than "
+                                 "2^64 - 1 bytes", text);
+        if (r < 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "sbx_size_parse: \"%.64s\" is not a "
+                                 "size (digits, then at most one of K, M, G, T; not 0)", text);
+        *out = v;
+        return SBX_OK;
 }

@@ -139,36 +139,6 @@ static sbx_code get_count(struct ctx *c, const char *key, json_object *v, const 
         return SBX_OK;
 }
 
-/* "512M" etc.: digits and one of K, M, G, T (powers of 1024). */
-static int parse_size(const char *s, uint64_t *out)
-{
-        uint64_t v = 0, mul = 1;
-        const char *p = s;
-
-        if (*p < '0' || *p > '9')
-                return -1;
-        for (; *p >= '0' && *p <= '9'; p++) {
-                if (v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
-                        return -1;
-                v = v * 10 + (uint64_t) (*p - '0');
-        }
-        if (*p != '\0') {
-                if (p[1] != '\0')
-                        return -1;
-                switch (*p) {
-                case 'k': case 'K': mul = 1ull << 10; break;
-                case 'm': case 'M': mul = 1ull << 20; break;
-                case 'g': case 'G': mul = 1ull << 30; break;
-                case 't': case 'T': mul = 1ull << 40; break;
-                default: return -1;
-                }
-        }
-        if (v == 0 || v > UINT64_MAX / mul)
-                return -1;
-        *out = v * mul;
-        return 0;
-}
-
 /* A path: absolute, or "~" / "~/..." below $HOME; cleaned lexically ("//",
  * "." and a trailing slash go), ".." refused.  malloc'd into *out. */
 static sbx_code get_path(struct ctx *c, const char *key, json_object *v, char **out)
@@ -529,7 +499,7 @@ static sbx_code l_memory(struct ctx *c, const char *key, json_object *v)
         if (json_object_is_type(v, json_type_string)) {
                 if ((r = get_string(c, key, v, &s)) != SBX_OK)
                         return r;
-                if (parse_size(s, &c->pf->s.memory_max) < 0)
+                if (sbx__parse_size(s, &c->pf->s.memory_max) < 0)
                         return bad(c, key, "\"%s\" is not a size (bytes, or a number with K, "
                                    "M, G or T)", sbx__printable(s, shown, sizeof(shown)));
         } else if (json_object_is_type(v, json_type_int)) {

@@ -139,33 +139,13 @@ static int parse_seconds(const char *s, uint64_t *ms)
         return 0;
 }
 
+/* --memory: the library's size grammar (sbx_size_parse); --pids: the same
+ * without a suffix. */
 static int parse_size(const char *s, uint64_t *out, int suffixes)
 {
-        uint64_t v = 0, mul = 1;
-        const char *p = s;
-
-        if (*p < '0' || *p > '9')
+        if (!suffixes && s[strspn(s, "0123456789")] != '\0')
                 return -1;
-        for (; *p >= '0' && *p <= '9'; p++) {
-                if (v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
-                        return -1;
-                v = v * 10 + (uint64_t) (*p - '0');
-        }
-        if (*p != '\0') {
-                if (!suffixes || p[1] != '\0')
-                        return -1;
-                switch (*p) {
-                case 'k': case 'K': mul = 1ull << 10; break;
-                case 'm': case 'M': mul = 1ull << 20; break;
-                case 'g': case 'G': mul = 1ull << 30; break;
-                case 't': case 'T': mul = 1ull << 40; break;
-                default: return -1;
-                }
-        }
-        if (v == 0 || v > UINT64_MAX / mul)
-                return -1;
-        *out = v * mul;
-        return 0;
+        return sbx_size_parse(s, out, NULL) == SBX_OK ? 0 : -1;
 }
 
 char *canonical_arg(const char *what, const char *arg)

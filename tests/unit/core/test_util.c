@@ -49,12 +49,45 @@ static void test_util__wipe(void **state)
         assert_memory_equal(secret, (unsigned char[16]){ 0 }, sizeof(secret));
 }
 
+static void test_util__size_parse(void **state)
+{
+        static const char *const bad[] = { "", "0", "0K", "-1", "+1", " 1", "1 ", "1KB", "1.5G",
+                                           "1P", "K", "0x10", "1kk" };
+        uint64_t v = 7;
+        size_t i;
+        (void) state;
+
+        assert_int_equal(sbx_size_parse("4096", &v, NULL), SBX_OK);
+        assert_int_equal(v, 4096);
+        assert_int_equal(sbx_size_parse("512M", &v, NULL), SBX_OK);
+        assert_int_equal(v, 512ull << 20);
+        assert_int_equal(sbx_size_parse("2g", &v, NULL), SBX_OK);
+        assert_int_equal(v, 2ull << 30);
+        assert_int_equal(sbx_size_parse("1t", &v, NULL), SBX_OK);
+        assert_int_equal(v, 1ull << 40);
+        assert_int_equal(sbx_size_parse("1k", &v, NULL), SBX_OK);
+        assert_int_equal(v, 1024);
+        assert_int_equal(sbx_size_parse("18446744073709551615", &v, NULL), SBX_OK);
+        assert_true(v == UINT64_MAX);
+        for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                v = 7;
+                assert_sbx_fails(sbx_size_parse(bad[i], &v, err), SBX_E_INVALID, "not a size");
+                assert_int_equal(v, 7);
+        }
+        assert_sbx_fails(sbx_size_parse("18446744073709551616", &v, err), SBX_E_RANGE, "2^64");
+        assert_sbx_fails(sbx_size_parse("16777216T", &v, err), SBX_E_RANGE, "2^64");
+        assert_int_equal(v, 7);
+        assert_sbx_fails(sbx_size_parse(NULL, &v, err), SBX_E_INVALID, "NULL");
+        assert_sbx_fails(sbx_size_parse("1", NULL, err), SBX_E_INVALID, "NULL");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_util__hex_encode),
                 cmocka_unit_test(test_util__random_hex_is_fresh_and_well_formed),
                 cmocka_unit_test(test_util__wipe),
+                cmocka_unit_test(test_util__size_parse),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
