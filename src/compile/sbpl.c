@@ -98,34 +98,14 @@ static void sb_puts(struct sbuf *s, const char *p)
 static int bytes_ok(const char *str)
 {
         const unsigned char *s = (const unsigned char *) str;
+        size_t n = strlen(str), i = 0, len;
+        uint32_t cp;
 
-        while (*s != '\0') {
-                unsigned c = *s, cp, min;
-                size_t n, i;
-
-                if (c < 0x80) {
-                        if (c < 0x20 || c == 0x7f)
-                                return 0;
-                        s++;
-                        continue;
-                }
-                if (c >= 0xc2 && c <= 0xdf) {
-                        n = 1; cp = c & 0x1fu; min = 0x80;
-                } else if (c >= 0xe0 && c <= 0xef) {
-                        n = 2; cp = c & 0x0fu; min = 0x800;
-                } else if (c >= 0xf0 && c <= 0xf4) {
-                        n = 3; cp = c & 0x07u; min = 0x10000;
-                } else {
+        while (i < n) {
+                len = sbx__utf8_decode(s + i, n - i, &cp);
+                if (len == 0 || cp < 0x20 || cp == 0x7f)
                         return 0;
-                }
-                for (i = 1; i <= n; i++) {
-                        if ((s[i] & 0xc0u) != 0x80u)
-                                return 0;       /* also stops at the NUL */
-                        cp = (cp << 6) | (s[i] & 0x3fu);
-                }
-                if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-                        return 0;
-                s += n + 1;
+                i += len;
         }
         return 1;
 }

@@ -19,32 +19,14 @@
 static size_t printable_utf8(const unsigned char *s, size_t n)
 {
         uint32_t cp;
-        size_t len, i;
+        size_t len = sbx__utf8_decode(s, n, &cp);
 
-        if (s[0] >= 0x20 && s[0] < 0x7f)
+        if (len == 0 || cp < 0x20 || cp == 0x7f)
+                return 0;
+        if (len == 1)
                 return 1;
-        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-                len = 2;
-                cp = s[0] & 0x1fu;
-        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-                len = 3;
-                cp = s[0] & 0x0fu;
-        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-                len = 4;
-                cp = s[0] & 0x07u;
-        } else {
-                return 0;
-        }
-        if (len > n)
-                return 0;
-        for (i = 1; i < len; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3fu);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f || cp == 0x2028 || cp == 0x2029 ||
-            (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+        if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+            (cp >= 0x2066 && cp <= 0x2069))
                 return 0;
         return len;
 }

@@ -163,4 +163,10 @@ void sbx__wipe(void *p, size_t n);
 /* sbx_size_parse's grammar (include/sandbox.h): 0, -EINVAL, -ERANGE. */
 int sbx__parse_size(const char *s, uint64_t *out);
 
+/* One UTF-8 sequence at s[0..n): its length (1..4) with *cp, or 0 when
+ * it is not the shortest well-formed encoding of a scalar value (an
+ * overlong form, a surrogate, past U+10FFFF, a stray continuation byte,
+ * cut short by n or a NUL).  An ASCII byte, NUL included, is 1.  Pure. */
+size_t sbx__utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
 #endif /* SBX_INTERNAL_H */

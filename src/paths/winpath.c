@@ -151,52 +151,11 @@ static int eq_nocase(const char *s, size_t n, const char *word)
         return word[n] == '\0';
 }
 
-/*
- * Decode one strictly valid UTF-8 sequence at s (NUL-terminated): returns
- * its length and sets *cp, or 0 for anything invalid (the NUL included).
- */
+/* One strictly valid UTF-8 sequence at s (NUL-terminated): its length and
+ * *cp, or 0 for anything invalid, the NUL included. */
 static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
 {
-        unsigned char b = s[0];
-        unsigned char lo = 0x80, hi = 0xBF;
-        size_t len, i;
-        uint32_t v;
-
-        if (b == 0)
-                return 0;
-        if (b < 0x80) {
-                *cp = b;
-                return 1;
-        }
-        if (b >= 0xC2 && b <= 0xDF) {
-                len = 2;
-                v = b & 0x1Fu;
-        } else if (b >= 0xE0 && b <= 0xEF) {
-                len = 3;
-                v = b & 0x0Fu;
-                if (b == 0xE0)
-                        lo = 0xA0;      /* no overlong 3-byte forms */
-                else if (b == 0xED)
-                        hi = 0x9F;      /* no UTF-16 surrogates */
-        } else if (b >= 0xF0 && b <= 0xF4) {
-                len = 4;
-                v = b & 0x07u;
-                if (b == 0xF0)
-                        lo = 0x90;      /* no overlong 4-byte forms */
-                else if (b == 0xF4)
-                        hi = 0x8F;      /* nothing above U+10FFFF */
-        } else {
-                return 0;               /* continuation byte, C0/C1, F5-FF */
-        }
-        for (i = 1; i < len; i++) {
-                if (s[i] < lo || s[i] > hi)
-                        return 0;       /* also stops at the NUL */
-                v = (v << 6) | (s[i] & 0x3Fu);
-                lo = 0x80;
-                hi = 0xBF;
-        }
-        *cp = v;
-        return len;
+        return s[0] == '\0' ? 0 : sbx__utf8_decode(s, 4, cp);
 }
 
 static int is_bestfit_lookalike(uint32_t cp)

@@ -197,53 +197,6 @@ static int uni_space(uint32_t cp)
                cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
 }
 
-/*
- * One UTF-8 sequence at s[0..): its length (1..4) and code point, or 0 if
- * malformed (overlong, surrogate, above U+10FFFF, truncated, stray
- * continuation byte).
- */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
-{
-        unsigned char c = s[0];
-        unsigned char lo = 0x80, hi = 0xbf;
-        size_t len, i;
-        uint32_t v;
-
-        if (c < 0x80) {
-                *cp = c;
-                return 1;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-                len = 2;
-                v = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-                len = 3;
-                v = c & 0x0f;
-                if (c == 0xe0)
-                        lo = 0xa0;      /* no overlongs */
-                else if (c == 0xed)
-                        hi = 0x9f;      /* no surrogates */
-        } else if (c >= 0xf0 && c <= 0xf4) {
-                len = 4;
-                v = c & 0x07;
-                if (c == 0xf0)
-                        lo = 0x90;      /* no overlongs */
-                else if (c == 0xf4)
-                        hi = 0x8f;      /* <= U+10FFFF */
-        } else {
-                return 0;
-        }
-        for (i = 1; i < len; i++) {
-                unsigned char b = s[i];
-
-                if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xbf))
-                        return 0;       /* also stops at the NUL */
-                v = (v << 6) | (b & 0x3f);
-        }
-        *cp = v;
-        return len;
-}
-
 /* The normalized command: non-empty, <= 65536 bytes, valid UTF-8, no
  * control character (C0, DEL, C1), no leading/trailing White_Space. */
 static const char *command_error(const char *s)
@@ -258,7 +211,7 @@ static const char *command_error(const char *s)
         if (n > SBX__COMMAND_MAX)
                 return "is longer than 65536 bytes";
         while (i < n) {
-                len = utf8_next(u + i, &cp);
+                len = sbx__utf8_decode(u + i, n - i, &cp);
                 if (len == 0)
                         return "is not valid UTF-8";
                 if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))

@@ -81,6 +81,39 @@ static void test_util__size_parse(void **state)
         assert_sbx_fails(sbx_size_parse("1", NULL, err), SBX_E_INVALID, "NULL");
 }
 
+static void test_util__utf8_decode(void **state)
+{
+        static const struct { const char *s; size_t len; uint32_t cp; } ok[] = {
+                { "A", 1, 0x41 }, { "\xc2\x80", 2, 0x80 }, { "\xdf\xbf", 2, 0x7ff },
+                { "\xe0\xa0\x80", 3, 0x800 }, { "\xed\x9f\xbf", 3, 0xd7ff },
+                { "\xef\xbf\xbf", 3, 0xffff }, { "\xf0\x90\x80\x80", 4, 0x10000 },
+                { "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
+        };
+        static const char *const bad[] = {
+                "\x80", "\xbf", "\xc0\x80", "\xc1\xbf",     /* stray, overlong */
+                "\xe0\x80\x80", "\xe0\x9f\xbf",              /* overlong */
+                "\xed\xa0\x80", "\xed\xbf\xbf",              /* surrogates */
+                "\xf0\x80\x80\x80", "\xf4\x90\x80\x80",      /* overlong, > U+10FFFF */
+                "\xf5\x80\x80\x80", "\xff", "\xc2", "\xe2\x82", "\xc2\x41",
+        };
+        uint32_t cp;
+        size_t i;
+        (void) state;
+
+        for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+                cp = 0;
+                assert_int_equal(sbx__utf8_decode((const unsigned char *) ok[i].s,
+                                                  strlen(ok[i].s), &cp), ok[i].len);
+                assert_int_equal(cp, ok[i].cp);
+        }
+        for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                assert_int_equal(sbx__utf8_decode((const unsigned char *) bad[i],
+                                                  strlen(bad[i]), &cp), 0);
+        /* n cuts a sequence short; n = 0 is nothing. */
+        assert_int_equal(sbx__utf8_decode((const unsigned char *) "\xe2\x82\xac", 2, &cp), 0);
+        assert_int_equal(sbx__utf8_decode((const unsigned char *) "A", 0, &cp), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -88,6 +121,7 @@ int main(void)
                 cmocka_unit_test(test_util__random_hex_is_fresh_and_well_formed),
                 cmocka_unit_test(test_util__wipe),
                 cmocka_unit_test(test_util__size_parse),
+                cmocka_unit_test(test_util__utf8_decode),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
