@@ -7,6 +7,8 @@
 #ifndef SBX_TEST_CONFORMANCE_H
 #define SBX_TEST_CONFORMANCE_H
 
+#include <glob.h>
+
 #include "enforcement/spawn_util.h"
 
 /* 1 if backend b (of BACKENDS) is the one this run checks and it runs
@@ -23,6 +25,29 @@ SU int selected(struct fx *f, size_t b)
 SU void scratch_path(const struct fx *f, char *out)
 {
         join(out, f->outside, "scratch");
+}
+
+/* Wait until a command of a set below the fixture's scratch root wrote
+ * $TMPDIR/<name> (each executor's TMPDIR is <root>/<set>/<n>/tmp): the
+ * command is running, so a cancel or a close now meets it.  1, or 0 when
+ * none appeared within WAIT_MS (a failure the caller reports). */
+SU int wait_started(const struct fx *f, const char *name)
+{
+        char root[PATH_MAX], pat[PATH_MAX + 64];
+        long t0 = now_ms();
+
+        scratch_path(f, root);
+        (void) snprintf(pat, sizeof(pat), "%s/*/*/tmp/%s", root, name);
+        while (now_ms() - t0 < WAIT_MS) {
+                glob_t g;
+                int found = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+
+                globfree(&g);
+                if (found)
+                        return 1;
+                (void) usleep(10 * 1000);
+        }
+        return 0;
 }
 
 SU sbx_executor_set *new_set(struct fx *f, const sbx_profile *p, int32_t backend,

@@ -241,15 +241,18 @@ static void test_executor__keys_dirs_and_capture(void **state)
 }
 
 struct canceller {
+        struct fx *f;
         sbx_executor *ex;
         const char *id;
+        int started;
 };
 
-static void *cancel_soon(void *arg)
+/* Cancel once the command runs (it says so in its TMPDIR). */
+static void *cancel_when_started(void *arg)
 {
         struct canceller *c = arg;
 
-        usleep(300 * 1000);
+        c->started = wait_started(c->f, "started");
         (void) sbx_executor_cancel(c->ex, c->id, NULL);
         return NULL;
 }
@@ -288,11 +291,15 @@ static void test_executor__timeout_and_cancel(void **state)
                 sbx_run_result_free(&r);
                 o.timeout_ms = WAIT_MS;
                 o.execution_id = "job-1";
+                o.command = "echo up > \"$TMPDIR/started\"; sleep 60 & sleep 60";
+                c.f = f;
                 c.ex = a;
                 c.id = "job-1";
-                assert_int_equal(pthread_create(&t, NULL, cancel_soon, &c), 0);
+                c.started = 0;
+                assert_int_equal(pthread_create(&t, NULL, cancel_when_started, &c), 0);
                 assert_int_equal(sbx_executor_run(a, &o, &r, &e), SBX_OK);
                 pthread_join(t, NULL);
+                CHECK(f, c.started, "the command to cancel never started");
                 CHECK(f, r.cancelled && !r.exited && r.signal == SIGKILL,
                       "cancel: cancelled %d exited %d signal %d", r.cancelled, r.exited,
                       r.signal);
@@ -376,6 +383,8 @@ static void test_executor__gated_command(void **state)
                         g.expires_at_ms = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 50;
                 }
                 assert_int_equal(sbx_executor_issue_grant(a, &g, tok2, sizeof(tok2), &e), SBX_OK);
+                /* The sleep is what is tested (a token 50 ms from its
+                 * expiry is refused 120 ms later); it cannot race. */
                 usleep(120 * 1000);
                 toks[0] = tok2;
                 CHECK(f, run_sh(f, a, cmd, "x4", toks, 1, &r, &e) == SBX_E_GRANT_EXPIRED &&
@@ -833,7 +842,8 @@ static void *run_long(void *arg)
         struct bg_run *b = arg;
         sbx_error e = { 0, 0, { 0 } };
 
-        b->code = run_sh(b->f, b->ex, "echo started; sleep 60", NULL, NULL, 0, &b->r, &e);
+        b->code = run_sh(b->f, b->ex, "echo up > \"$TMPDIR/started\"; sleep 60", NULL, NULL, 0,
+                         &b->r, &e);
         return NULL;
 }
 
@@ -854,7 +864,7 @@ static void test_executor__close(void **state)
                 pthread_t t;
                 DIR *d;
                 struct dirent *de;
-                int n = 0;
+                int n = 0, started;
 
                 if (!selected(f, b))
                         continue;
@@ -883,9 +893,11 @@ static void test_executor__close(void **state)
                 bg.f = f;
                 bg.ex = a;
                 assert_int_equal(pthread_create(&t, NULL, run_long, &bg), 0);
-                usleep(300 * 1000);
+                /* close meets a running command, not one still starting */
+                started = wait_started(f, "started");
                 assert_int_equal(sbx_executor_set_close(s, &e), SBX_OK);
                 pthread_join(t, NULL);
+                CHECK(f, started, "the command to close on never started");
                 CHECK(f, bg.code == SBX_OK && bg.r.cancelled && bg.r.signal == SIGKILL,
                       "the running command was not killed by close (code %d, signal %d)",
                       (int) bg.code, bg.r.signal);

@@ -373,7 +373,12 @@ static void *run_slow(void *arg)
 {
         struct busy *x = arg;
 
-        x->ok = run_ok(x->f, x->ex, "sleep 0.5; echo slow", "slow\n");
+        /* It ends only once the run beside it has run (bounded: 30 s). */
+        x->ok = run_ok(x->f, x->ex,
+                       "echo up > \"$TMPDIR/started\"; i=0; "
+                       "while [ ! -e \"$TMPDIR/beside\" ] && [ $i -lt 3000 ]; do "
+                       "sleep 0.01; i=$((i + 1)); done; [ -e \"$TMPDIR/beside\" ] && echo slow",
+                       "slow\n");
         return NULL;
 }
 
@@ -403,8 +408,9 @@ static void test_warm__busy_zygote_and_many_runs(void **state)
                 x.ex = a;
                 x.ok = 0;
                 assert_int_equal(pthread_create(&t, NULL, run_slow, &x), 0);
-                (void) usleep(100 * 1000);
-                CHECK(f, run_ok(f, a, "echo beside", "beside\n"), "a run beside a running one");
+                CHECK(f, wait_started(f, "started"), "the slow run never started");
+                CHECK(f, run_ok(f, a, ": > \"$TMPDIR/beside\"; echo beside", "beside\n"),
+                      "a run beside a running one");
                 pthread_join(t, NULL);
                 CHECK(f, x.ok, "the slow run");
                 for (i = 0; i < 40 && all; i++) {

@@ -16,6 +16,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -563,33 +564,79 @@ static void test_cli__exit_status_propagates(void **state)
         }
 }
 
+/* 1 while a process of this machine holds path open (the host sees every
+ * pid namespace's processes in its /proc; another user's are unreadable
+ * and cannot be the command's). */
+static int held_open(const char *path)
+{
+        char fds[300], link[PATH_MAX], *end;
+        DIR *proc = opendir("/proc"), *d;
+        struct dirent *p, *q;
+        int held = 0;
+
+        assert_non_null(proc);
+        while (!held && (p = readdir(proc)) != NULL) {
+                (void) strtol(p->d_name, &end, 10);
+                if (*end != '\0' || p->d_name[0] == '\0')
+                        continue;
+                (void) snprintf(fds, sizeof(fds), "/proc/%s/fd", p->d_name);
+                d = opendir(fds);
+                if (d == NULL)
+                        continue;
+                while (!held && (q = readdir(d)) != NULL) {
+                        char fd[600];
+                        ssize_t n;
+
+                        (void) snprintf(fd, sizeof(fd), "%s/%s", fds, q->d_name);
+                        n = readlink(fd, link, sizeof(link) - 1);
+                        if (n > 0) {
+                                link[n] = '\0';
+                                held = strcmp(link, path) == 0;
+                        }
+                }
+                closedir(d);
+        }
+        closedir(proc);
+        return held;
+}
+
 /* --timeout kills the whole tree and exits 124, as timeout(1): a
- * background child that would write a marker after the limit never does
- * (checked from the host once the tree is gone). */
+ * background child that holds a file of the workspace open lets go of it
+ * (checked from the host, in every pid namespace, until it has or
+ * RUN_TIMEOUT_MS passed: a survivor holds it for 30 s). */
 static void test_cli__timeout_kills_the_tree(void **state)
 {
-        char mark[256], script[512];
+        char held[256], canon[PATH_MAX], script[512];
         size_t i;
         (void) state;
 
         need_backend();
-        (void) snprintf(mark, sizeof(mark), "%s/late", ws);
-        (void) snprintf(script, sizeof(script), "(sleep 2; echo late > '%s') & sleep 30", mark);
+        (void) snprintf(held, sizeof(held), "%s/held", ws);
+        (void) snprintf(script, sizeof(script),
+                        "sh -c 'exec 3> \"$1\"; exec sleep 30' sh '%s' & sleep 30", held);
         for (i = 0; i < n_backends; i++) {
                 const char *const args[] = { "--workspace", ws, "--mode", "workspace-write",
                                              "--timeout", "0.5", "--", "sh", "-c", script, NULL };
                 struct result r;
+                long deadline;
 
-                (void) unlink(mark);
+                (void) unlink(held);
                 run_b(backends[i], args, NULL, &r);
                 if (r.status != 124)
                         fail_msg("[%s] --timeout: status %d (want 124): %s", bname(backends[i]),
                                  r.status, r.err);
                 result_free(&r);
-                sleep(3);       /* past the background child's 2 s, had it lived */
-                if (access(mark, F_OK) == 0)
-                        fail_msg("[%s] a child outlived --timeout and wrote %s",
-                                 bname(backends[i]), mark);
+                if (access(held, F_OK) != 0)
+                        fail_msg("[%s] the background child never ran (no %s)",
+                                 bname(backends[i]), held);
+                /* /proc/<pid>/fd links name the canonical path */
+                assert_non_null(realpath(held, canon));
+                deadline = now_ms() + RUN_TIMEOUT_MS;
+                while (held_open(canon) && now_ms() < deadline)
+                        (void) usleep(20 * 1000);
+                if (held_open(canon))
+                        fail_msg("[%s] a child outlived --timeout (it still holds %s)",
+                                 bname(backends[i]), held);
         }
 }
 
