@@ -99,7 +99,20 @@ enum { SEEN_MODE = 1u << 0, SEEN_WORKSPACE = 1u << 1, SEEN_NETWORK = 1u << 2,
 
 extern int json_mode;
 
-void json_str(FILE *f, const char *str);
+/* JSON with json-c: constructors that record a failed allocation, jset /
+ * jpush that take ownership of the value, and json_emit, which prints one
+ * line (or, after any failure, only the no-memory error, and exits). */
+struct json_object;
+struct json_object *jobj(void);
+struct json_object *jarr(void);
+struct json_object *jint(int64_t v);
+struct json_object *ju64(uint64_t v);
+struct json_object *jbool(int v);
+/* NULL str: a JSON null. */
+struct json_object *jstr(const char *str);
+void jset(struct json_object *obj, const char *key, struct json_object *v);
+void jpush(struct json_object *arr, struct json_object *v);
+void json_emit(FILE *f, struct json_object *obj);
 /* raw as one printable line in out (size > 4): a control byte, a C1
  * control, a bidi override or a byte that is not UTF-8 escaped. */
 void printable_line(const char *raw, char *out, size_t size);

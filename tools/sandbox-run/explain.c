@@ -3,9 +3,10 @@
  * stderr (JSON with --json) and --explain, with where each value came
  * from (a flag, a line of a policy file, or the default).
  *
- * The JSON is written by hand (the tool links only libsandbox): strings
- * are escaped per RFC 8259, and bytes that are not valid UTF-8 become
- * U+FFFD so the output is always valid JSON.
+ * JSON is built with json-c (which the library links for policy files):
+ * bytes of a string that are not valid UTF-8 become U+FFFD first, so the
+ * output is always valid JSON, and an allocation that fails anywhere
+ * prints nothing of the object but the fixed no-memory error.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json.h>
 
 #include "cli.h"
 
@@ -55,55 +58,114 @@ static size_t utf8_len(const unsigned char *s, size_t n)
         return len;
 }
 
-void json_str(FILE *f, const char *str)
+static int json_oom;             /* 1 once a json-c allocation failed */
+
+static struct json_object *jcheck(struct json_object *o)
+{
+        if (o == NULL)
+                json_oom = 1;
+        return o;
+}
+
+struct json_object *jobj(void)
+{
+        return jcheck(json_object_new_object());
+}
+
+struct json_object *jarr(void)
+{
+        return jcheck(json_object_new_array());
+}
+
+struct json_object *jint(int64_t v)
+{
+        return jcheck(json_object_new_int64(v));
+}
+
+struct json_object *ju64(uint64_t v)
+{
+        return jcheck(v <= INT64_MAX ? json_object_new_int64((int64_t) v)
+                                     : json_object_new_uint64(v));
+}
+
+struct json_object *jbool(int v)
+{
+        return jcheck(json_object_new_boolean(v != 0));
+}
+
+/* str with every byte that is not part of valid UTF-8 replaced by U+FFFD;
+ * NULL for a JSON null. */
+struct json_object *jstr(const char *str)
 {
         const unsigned char *s = (const unsigned char *) str;
-        size_t n = strlen(str), i = 0;
+        struct json_object *o;
+        size_t n, i = 0, k = 0;
+        char *buf;
 
-        fputc('"', f);
+        if (str == NULL)
+                return NULL;
+        n = strlen(str);
+        buf = malloc(3 * n + 1);
+        if (buf == NULL) {
+                json_oom = 1;
+                return NULL;
+        }
         while (i < n) {
-                unsigned char c = s[i];
-                size_t l;
+                size_t l = utf8_len(s + i, n - i);
 
-                switch (c) {
-                case '"':
-                        fputs("\\\"", f);
-                        i++;
-                        continue;
-                case '\\':
-                        fputs("\\\\", f);
-                        i++;
-                        continue;
-                case '\n':
-                        fputs("\\n", f);
-                        i++;
-                        continue;
-                case '\r':
-                        fputs("\\r", f);
-                        i++;
-                        continue;
-                case '\t':
-                        fputs("\\t", f);
-                        i++;
-                        continue;
-                default:
-                        break;
-                }
-                if (c < 0x20 || c == 0x7F) {
-                        fprintf(f, "\\u%04x", c);
-                        i++;
-                        continue;
-                }
-                l = utf8_len(s + i, n - i);
                 if (l == 0) {
-                        fputs("\\ufffd", f);
+                        memcpy(buf + k, "\xef\xbf\xbd", 3);
+                        k += 3;
                         i++;
                         continue;
                 }
-                fwrite(s + i, 1, l, f);
+                memcpy(buf + k, s + i, l);
+                k += l;
                 i += l;
         }
-        fputc('"', f);
+        o = json_object_new_string_len(buf, (int) k);
+        free(buf);
+        return jcheck(o);
+}
+
+/* obj[key] = v (v NULL: a JSON null, or a failed allocation jcheck
+ * recorded). */
+void jset(struct json_object *obj, const char *key, struct json_object *v)
+{
+        if (obj == NULL || json_object_object_add(obj, key, v) != 0) {
+                json_object_put(v);
+                json_oom = 1;
+        }
+}
+
+void jpush(struct json_object *arr, struct json_object *v)
+{
+        if (arr == NULL || v == NULL || json_object_array_add(arr, v) != 0) {
+                json_object_put(v);
+                json_oom = 1;
+        }
+}
+
+/* One line of JSON on f, and obj released.  Nothing of it when an
+ * allocation failed: the no-memory error instead, and exit. */
+void json_emit(FILE *f, struct json_object *obj)
+{
+        const char *text = NULL;
+
+        if (!json_oom && obj != NULL)
+                text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (text == NULL) {
+                json_object_put(obj);
+                fputs("{\"error\":{\"code\":\"SBX_E_NOMEM\",\"message\":\"no memory\"}}\n",
+                      stderr);
+                fflush(stderr);
+                exit(EXIT_FAIL);
+        }
+        fputs(text, f);
+        fputc('\n', f);
+        fflush(f);
+        json_object_put(obj);
 }
 
 /* -------------------------------------------------------------- messages */
@@ -164,11 +226,12 @@ void say(int32_t code, const char *fmt, ...)
         va_end(ap);
         printable_line(raw, msg, sizeof(msg));
         if (json_mode) {
-                fputs("{\"error\":{\"code\":", stderr);
-                json_str(stderr, sbx_code_name(code));
-                fputs(",\"message\":", stderr);
-                json_str(stderr, msg);
-                fputs("}}\n", stderr);
+                struct json_object *o = jobj(), *e = jobj();
+
+                jset(e, "code", jstr(sbx_code_name(code)));
+                jset(e, "message", jstr(msg));
+                jset(o, "error", e);
+                json_emit(stderr, o);
         } else {
                 fprintf(stderr, "sandbox-run: %s\n", msg);
         }
@@ -208,16 +271,22 @@ static void print_guarantees(FILE *f, uint32_t mask)
         for (bit = 1; bit != 0 && bit <= SBX_G_ALL; bit <<= 1) {
                 if (!(mask & bit))
                         continue;
-                if (json_mode) {
-                        fputs(first ? "" : ",", f);
-                        json_str(f, sbx_guarantee_name(bit));
-                } else {
-                        fprintf(f, "%s%s", first ? "" : " ", sbx_guarantee_name(bit));
-                }
+                fprintf(f, "%s%s", first ? "" : " ", sbx_guarantee_name(bit));
                 first = 0;
         }
-        if (first && !json_mode)
+        if (first)
                 fputs("none", f);
+}
+
+static struct json_object *json_guarantees(uint32_t mask)
+{
+        struct json_object *a = jarr();
+        uint32_t bit;
+
+        for (bit = 1; bit != 0 && bit <= SBX_G_ALL; bit <<= 1)
+                if (mask & bit)
+                        jpush(a, jstr(sbx_guarantee_name(bit)));
+        return a;
 }
 
 /* A shell-readable rendering of one argument. */
@@ -259,24 +328,22 @@ static const char *limit_kind_text(int32_t kind)
         }
 }
 
-/* One limit: "memory-limit: 1048576 bytes, cgroup (...)" or JSON. */
+/* One limit: "memory-limit: 1048576 bytes, cgroup (...)". */
+static struct json_object *json_limit(uint64_t asked, const struct explain *x, int32_t kind)
+{
+        struct json_object *o;
+
+        if (asked == 0)
+                return NULL;
+        o = jobj();
+        jset(o, "max", ju64(asked));
+        jset(o, "enforcement", x->limits_known ? jstr(sbx_limit_kind_name(kind)) : NULL);
+        return o;
+}
+
 static void print_limit(FILE *f, const char *name, uint64_t asked, const char *unit,
                         const struct explain *x, int32_t kind)
 {
-        if (json_mode) {
-                fprintf(f, "\"%s\":", name);
-                if (asked == 0) {
-                        fputs("null", f);
-                        return;
-                }
-                fprintf(f, "{\"max\":%" PRIu64 ",\"enforcement\":", asked);
-                if (x->limits_known)
-                        json_str(f, sbx_limit_kind_name(kind));
-                else
-                        fputs("null", f);
-                fputc('}', f);
-                return;
-        }
         fprintf(f, "%s-limit: ", name);
         if (asked == 0)
                 fputs("none\n", f);
@@ -289,8 +356,8 @@ static void print_limit(FILE *f, const char *name, uint64_t asked, const char *u
 }
 
 /* The profile's force_workspace, accept_unprotected_git and unix_sockets
- * (text lines, or JSON members after a comma). */
-static void print_v2_fields(FILE *f, const struct explain *x)
+ * (text lines on f, or members of j when j is not NULL). */
+static void print_v2_fields(FILE *f, struct json_object *j, const struct explain *x)
 {
         const struct opts *o = x->o;
         sbx_profile_config c = SBX_PROFILE_CONFIG_INIT;
@@ -298,21 +365,18 @@ static void print_v2_fields(FILE *f, const struct explain *x)
 
         if (x->profile == NULL || sbx_profile_config_get(x->profile, &c, NULL) != SBX_OK)
                 c = (sbx_profile_config) SBX_PROFILE_CONFIG_INIT;
-        if (json_mode) {
-                fprintf(f, ",\"force_workspace\":%s,\"accept_unprotected_git\":%s,"
-                        "\"unix_sockets\":[", c.force_workspace ? "true" : "false",
-                        c.accept_unprotected_git ? "true" : "false");
-                for (i = 0; i < c.n_unix_sockets; i++) {
-                        fputs(i > 0 ? "," : "", f);
-                        json_str(f, c.unix_sockets[i]);
-                }
-                fputs("],\"toolchains\":[", f);
-                for (i = 0, n = 0; i < o->n_extra; i++)
-                        if (o->extra[i].toolchain) {
-                                fputs(n++ > 0 ? "," : "", f);
-                                json_str(f, o->extra[i].path);
-                        }
-                fputc(']', f);
+        if (j != NULL) {
+                struct json_object *socks = jarr(), *tools = jarr();
+
+                jset(j, "force_workspace", jbool(c.force_workspace));
+                jset(j, "accept_unprotected_git", jbool(c.accept_unprotected_git));
+                for (i = 0; i < c.n_unix_sockets; i++)
+                        jpush(socks, jstr(c.unix_sockets[i]));
+                jset(j, "unix_sockets", socks);
+                for (i = 0; i < o->n_extra; i++)
+                        if (o->extra[i].toolchain)
+                                jpush(tools, jstr(o->extra[i].path));
+                jset(j, "toolchains", tools);
                 return;
         }
         fprintf(f, "force-workspace: %s\n", c.force_workspace ? "yes" : "no");
@@ -354,27 +418,26 @@ const char *origin_text(const struct origin *o, const char *dflt, char *buf, siz
         return buf;
 }
 
-/* One "sources" entry: "  key = value (origin)" or a JSON object. */
-static void source(FILE *f, int *first, const char *key, const char *value,
+/* One "sources" entry: "  key = value (origin)" on f, or an object in
+ * list when list is not NULL. */
+static void source(FILE *f, struct json_object *list, const char *key, const char *value,
                    const struct origin *o, const char *dflt)
 {
         char buf[SBX_PATH_MAX + 32];
         const char *from = origin_text(o, dflt, buf, sizeof(buf));
 
-        if (json_mode) {
-                fputs(*first ? "{\"key\":" : ",{\"key\":", f);
-                json_str(f, key);
-                fputs(",\"value\":", f);
-                json_str(f, value);
-                fputs(",\"from\":", f);
-                json_str(f, from);
-                fputc('}', f);
+        if (list != NULL) {
+                struct json_object *e = jobj();
+
+                jset(e, "key", jstr(key));
+                jset(e, "value", jstr(value));
+                jset(e, "from", jstr(from));
+                jpush(list, e);
         } else {
                 fprintf(f, "  %s = ", key);
                 print_shell_word(f, value);
                 fprintf(f, " (%s)\n", from);
         }
-        *first = 0;
 }
 
 static const char *u64_text(uint64_t v, char *buf, size_t sz)
@@ -386,31 +449,33 @@ static const char *u64_text(uint64_t v, char *buf, size_t sz)
 }
 
 /* The policy files read, the allowlist they hold, and where each value
- * came from (text lines, or JSON members after a comma). */
-static void print_policy(FILE *f, const struct explain *x)
+ * came from (text lines on f, or members of j when j is not NULL). */
+static void print_policy(FILE *f, struct json_object *j, const struct explain *x)
 {
         static const struct origin none = { NULL, NULL, 0 };
         const struct opts *o = x->o;
+        struct json_object *list = NULL;
         char num[32];
-        int first = 1;
         size_t i;
 
-        if (json_mode) {
-                fputs(",\"policy_files\":[", f);
+        if (j != NULL) {
+                struct json_object *files = jarr(), *hosts = jarr();
+
                 for (i = 0; i < o->n_files; i++) {
-                        fputs(i > 0 ? ",{\"path\":" : "{\"path\":", f);
-                        json_str(f, sbx_policy_file_name(o->files[i].pf));
-                        fputs(",\"kind\":", f);
-                        json_str(f, o->files[i].kind);
-                        fputc('}', f);
+                        struct json_object *e = jobj();
+
+                        jset(e, "path", jstr(sbx_policy_file_name(o->files[i].pf)));
+                        jset(e, "kind", jstr(o->files[i].kind));
+                        jpush(files, e);
                 }
-                fputs("],\"allow_hosts\":[", f);
-                for (i = 0; i < o->n_hosts; i++) {
-                        fputs(i > 0 ? "," : "", f);
-                        json_str(f, o->allow_hosts[i]);
-                }
-                fputs(o->n_hosts > 0 ? "],\"allow_hosts_enforced\":true,\"egress\":\"proxy,transparent-where-available\","
-                      "\"sources\":[" : "],\"allow_hosts_enforced\":false,\"sources\":[", f);
+                jset(j, "policy_files", files);
+                for (i = 0; i < o->n_hosts; i++)
+                        jpush(hosts, jstr(o->allow_hosts[i]));
+                jset(j, "allow_hosts", hosts);
+                jset(j, "allow_hosts_enforced", jbool(o->n_hosts > 0));
+                if (o->n_hosts > 0)
+                        jset(j, "egress", jstr("proxy,transparent-where-available"));
+                list = jarr();
         } else {
                 fputs("policy:", f);
                 for (i = 0; i < o->n_files; i++) {
@@ -436,39 +501,80 @@ static void print_policy(FILE *f, const struct explain *x)
                         "names that address or a +CLASS\n", f);
                 fputs("sources:\n", f);
         }
-        source(f, &first, "mode", sbx_mode_name(o->mode), &o->mode_from, "default");
-        source(f, &first, "workspace", x->ws, &o->workspace_from, "the current directory");
-        source(f, &first, "network", sbx_access_name(x->network), &o->network_from,
+        source(f, list, "mode", sbx_mode_name(o->mode), &o->mode_from, "default");
+        source(f, list, "workspace", x->ws, &o->workspace_from, "the current directory");
+        source(f, list, "network", sbx_access_name(x->network), &o->network_from,
                o->mode == SBX_MODE_DANGER_FULL_ACCESS ? "the mode" : "default");
-        source(f, &first, "backend", o->backend >= 0 ? sbx_backend_name(o->backend) : "auto",
+        source(f, list, "backend", o->backend >= 0 ? sbx_backend_name(o->backend) : "auto",
                &o->backend_from, "default");
-        source(f, &first, "memory", u64_text(o->memory, num, sizeof(num)), &o->memory_from,
+        source(f, list, "memory", u64_text(o->memory, num, sizeof(num)), &o->memory_from,
                "default");
-        source(f, &first, "pids", u64_text(o->pids, num, sizeof(num)), &o->pids_from,
+        source(f, list, "pids", u64_text(o->pids, num, sizeof(num)), &o->pids_from,
                "default");
-        source(f, &first, "timeout-ms", u64_text(o->timeout_ms, num, sizeof(num)),
+        source(f, list, "timeout-ms", u64_text(o->timeout_ms, num, sizeof(num)),
                &o->timeout_from, "default");
-        source(f, &first, "force-workspace", o->force_workspace ? "yes" : "no",
+        source(f, list, "force-workspace", o->force_workspace ? "yes" : "no",
                &o->force_workspace_from, "default");
-        source(f, &first, "accept-unprotected-git", o->accept_unprotected_git ? "yes" : "no",
+        source(f, list, "accept-unprotected-git", o->accept_unprotected_git ? "yes" : "no",
                &o->accept_unprotected_git_from, "default");
         for (i = 0; i < o->n_extra; i++)
-                source(f, &first, o->extra[i].write ? "write-root" : "read-root",
+                source(f, list, o->extra[i].write ? "write-root" : "read-root",
                        o->extra[i].path, o->extra[i].toolchain ? &none : &o->extra[i].from,
                        "toolchains");
         for (i = 0; i < o->n_unix; i++)
-                source(f, &first, "unix-socket", o->unix_sockets[i], &o->unix_from[i], "");
+                source(f, list, "unix-socket", o->unix_sockets[i], &o->unix_from[i], "");
         for (i = 0; i < o->n_env; i++) {
                 char name[256];
 
                 (void) snprintf(name, sizeof(name), "%.*s",
                                 (int) strcspn(o->env_set[i], "="), o->env_set[i]);
-                source(f, &first, "env", name, &o->env_from[i], "");
+                source(f, list, "env", name, &o->env_from[i], "");
         }
         for (i = 0; i < o->n_hosts; i++)
-                source(f, &first, "allow-host", o->allow_hosts[i], &o->host_from[i], "");
-        if (json_mode)
-                fputc(']', f);
+                source(f, list, "allow-host", o->allow_hosts[i], &o->host_from[i], "");
+        if (j != NULL)
+                jset(j, "sources", list);
+}
+
+static void explain_json(const struct explain *x)
+{
+        struct json_object *j = jobj(), *lim = jobj(), *plan = jarr(), *argv = NULL;
+        const char *line, *nl;
+        size_t i;
+
+        jset(j, "mode", jstr(sbx_mode_name(x->o->mode)));
+        jset(j, "workspace", jstr(x->ws));
+        jset(j, "network", jstr(sbx_access_name(x->network)));
+        print_v2_fields(NULL, j, x);
+        print_policy(NULL, j, x);
+        jset(j, "backend", jstr(x->backend));
+        jset(j, "enforcement", jstr(enforcement_name(x->enforcement)));
+        jset(j, "required", json_guarantees(x->required));
+        jset(j, "achieved", json_guarantees(x->achieved));
+        if (x->argv != NULL) {
+                argv = jarr();
+                for (i = 0; x->argv[i] != NULL; i++)
+                        jpush(argv, jstr(x->argv[i]));
+        }
+        jset(j, "argv", argv);
+        jset(lim, "memory", json_limit(x->o->memory, x, x->limits.memory_kind));
+        jset(lim, "pids", json_limit(x->o->pids, x, x->limits.pids_kind));
+        jset(j, "limits", lim);
+        jset(j, "timeout_ms", ju64(x->o->timeout_ms));
+        for (line = x->plan_text; line != NULL && *line != '\0';) {
+                char *copy;
+
+                nl = strchr(line, '\n');
+                copy = strndup(line, nl != NULL ? (size_t) (nl - line) : strlen(line));
+                if (copy == NULL)
+                        json_oom = 1;
+                else
+                        jpush(plan, jstr(copy));
+                free(copy);
+                line = nl != NULL ? nl + 1 : NULL;
+        }
+        jset(j, "plan", plan);
+        json_emit(stdout, j);
 }
 
 void print_explain(const struct explain *x)
@@ -478,64 +584,14 @@ void print_explain(const struct explain *x)
         size_t i;
 
         if (json_mode) {
-                fputs("{\"mode\":", f);
-                json_str(f, sbx_mode_name(x->o->mode));
-                fputs(",\"workspace\":", f);
-                json_str(f, x->ws);
-                fputs(",\"network\":", f);
-                json_str(f, sbx_access_name(x->network));
-                print_v2_fields(f, x);
-                print_policy(f, x);
-                fputs(",\"backend\":", f);
-                if (x->backend != NULL)
-                        json_str(f, x->backend);
-                else
-                        fputs("null", f);
-                fputs(",\"enforcement\":", f);
-                json_str(f, enforcement_name(x->enforcement));
-                fputs(",\"required\":[", f);
-                print_guarantees(f, x->required);
-                fputs("],\"achieved\":[", f);
-                print_guarantees(f, x->achieved);
-                fputs("],\"argv\":", f);
-                if (x->argv != NULL) {
-                        fputc('[', f);
-                        for (i = 0; x->argv[i] != NULL; i++) {
-                                fputs(i > 0 ? "," : "", f);
-                                json_str(f, x->argv[i]);
-                        }
-                        fputc(']', f);
-                } else {
-                        fputs("null", f);
-                }
-                fputs(",\"limits\":{", f);
-                print_limit(f, "memory", x->o->memory, "", x, x->limits.memory_kind);
-                fputc(',', f);
-                print_limit(f, "pids", x->o->pids, "", x, x->limits.pids_kind);
-                fprintf(f, "},\"timeout_ms\":%llu,\"plan\":[", (unsigned long long) x->o->timeout_ms);
-                for (line = x->plan_text, i = 0; line != NULL && *line != '\0'; i++) {
-                        char *copy;
-                        size_t len;
-
-                        nl = strchr(line, '\n');
-                        len = nl != NULL ? (size_t) (nl - line) : strlen(line);
-                        copy = strndup(line, len);
-                        if (copy == NULL)
-                                die(EXIT_FAIL, SBX_E_NOMEM, "no memory");
-                        fputs(i > 0 ? "," : "", f);
-                        json_str(f, copy);
-                        free(copy);
-                        line = nl != NULL ? nl + 1 : NULL;
-                }
-                fputs("]}\n", f);
-                fflush(f);
+                explain_json(x);
                 return;
         }
         fprintf(f, "mode: %s\n", sbx_mode_name(x->o->mode));
         fprintf(f, "workspace: %s\n", x->ws);
         fprintf(f, "network: %s\n", sbx_access_name(x->network));
-        print_v2_fields(f, x);
-        print_policy(f, x);
+        print_v2_fields(f, NULL, x);
+        print_policy(f, NULL, x);
         fprintf(f, "backend: %s\n", x->backend != NULL ? x->backend
                                     : "none (unconfined: the command runs directly)");
         fprintf(f, "enforcement: %s\n", enforcement_name(x->enforcement));

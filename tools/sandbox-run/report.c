@@ -145,56 +145,89 @@ static void event_line(const sbx_event *ev)
         }
 }
 
-static void json_events(const sbx_event *ev, size_t n, uint64_t dropped)
+static struct json_object *json_events(const sbx_event *ev, size_t n)
 {
         static const char *const src[] = { "unknown", "observer", "proxy", "limits" };
+        struct json_object *a = jarr();
         size_t i;
 
-        fputs(",\"events\":[", stderr);
         for (i = 0; i < n; i++) {
                 const sbx_event *e = &ev[i];
+                struct json_object *o = jobj();
 
-                fputs(i > 0 ? ",{\"op\":" : "{\"op\":", stderr);
-                json_str(stderr, sbx_event_op_name(e->op));
-                fputs(",\"target\":", stderr);
-                json_str(stderr, e->target);
-                fprintf(stderr, ",\"errno\":%d,\"error\":", (int) e->err);
-                json_str(stderr, e->err != 0 ? strerror(e->err) : "");
-                fprintf(stderr, ",\"denial\":");
-                json_str(stderr, sbx_denial_class_name(sbx_event_denial_class(e)));
-                fprintf(stderr, ",\"pid\":%d,\"source\":\"%s\",\"time_ms\":%" PRId64
-                        ",\"truncated\":%s}", (int) e->pid,
-                        e->source >= 1 && e->source <= 3 ? src[e->source] : src[0], e->time_ms,
-                        e->truncated ? "true" : "false");
+                jset(o, "op", jstr(sbx_event_op_name(e->op)));
+                jset(o, "target", jstr(e->target));
+                jset(o, "errno", jint(e->err));
+                jset(o, "error", jstr(e->err != 0 ? strerror(e->err) : ""));
+                jset(o, "denial", jstr(sbx_denial_class_name(sbx_event_denial_class(e))));
+                jset(o, "pid", jint(e->pid));
+                jset(o, "source", jstr(e->source >= 1 && e->source <= 3 ? src[e->source]
+                                                                         : src[0]));
+                jset(o, "time_ms", jint(e->time_ms));
+                jset(o, "truncated", jbool(e->truncated));
+                jpush(a, o);
         }
-        fprintf(stderr, "],\"events_dropped\":%" PRIu64, dropped);
+        return a;
 }
 
-static void json_usage(const sbx_usage *u)
+static struct json_object *json_usage(const sbx_usage *u)
 {
-        fputs(",\"usage\":{", stderr);
-        fprintf(stderr, "\"wall_us\":%" PRIu64, u->wall_us);
-        if (u->known & SBX_USAGE_CPU)
-                fprintf(stderr, ",\"user_us\":%" PRIu64 ",\"sys_us\":%" PRIu64, u->user_us,
-                        u->sys_us);
-        if (u->known & SBX_USAGE_MEMORY)
-                fprintf(stderr, ",\"peak_memory\":%" PRIu64, u->peak_memory);
-        if (u->known & SBX_USAGE_PROCESSES)
-                fprintf(stderr, ",\"max_processes\":%" PRIu32, u->max_processes);
-        {
-                static const struct { uint32_t bit; const char *name; } hit[] = {
-                        { SBX_LIMIT_HIT_MEMORY, "memory" },
-                        { SBX_LIMIT_HIT_PIDS, "pids" },
-                        { SBX_LIMIT_HIT_TIMEOUT, "timeout" },
-                };
-                size_t i, n = 0;
+        static const struct { uint32_t bit; const char *name; } hit[] = {
+                { SBX_LIMIT_HIT_MEMORY, "memory" },
+                { SBX_LIMIT_HIT_PIDS, "pids" },
+                { SBX_LIMIT_HIT_TIMEOUT, "timeout" },
+        };
+        struct json_object *o = jobj(), *hits = jarr();
+        size_t i;
 
-                fputs(",\"limits_hit\":[", stderr);
-                for (i = 0; i < sizeof(hit) / sizeof(hit[0]); i++)
-                        if (u->limits_hit & hit[i].bit)
-                                fprintf(stderr, "%s\"%s\"", n++ > 0 ? "," : "", hit[i].name);
-                fputs("]}", stderr);
+        jset(o, "wall_us", ju64(u->wall_us));
+        if (u->known & SBX_USAGE_CPU) {
+                jset(o, "user_us", ju64(u->user_us));
+                jset(o, "sys_us", ju64(u->sys_us));
         }
+        if (u->known & SBX_USAGE_MEMORY)
+                jset(o, "peak_memory", ju64(u->peak_memory));
+        if (u->known & SBX_USAGE_PROCESSES)
+                jset(o, "max_processes", ju64(u->max_processes));
+        for (i = 0; i < sizeof(hit) / sizeof(hit[0]); i++)
+                if (u->limits_hit & hit[i].bit)
+                        jpush(hits, jstr(hit[i].name));
+        jset(o, "limits_hit", hits);
+        return o;
+}
+
+/* The "sandbox-run/result" object (docs/events.md), on stderr. */
+static void json_result(const sbx_child *child, int status, uint32_t observed,
+                        const char *backend, int32_t cls, const sbx_event *ev, size_t ne,
+                        uint64_t edropped, const sbx_net_refusal *r, size_t nr,
+                        uint64_t rdropped, const sbx_usage *u)
+{
+        struct json_object *o = jobj(), *refused = jarr();
+        size_t i;
+
+        jset(o, "schema", jstr("sandbox-run/result"));
+        jset(o, "version", jint(1));
+        jset(o, "exit_code", jint(status));
+        jset(o, "timed_out", jbool(sbx_child_timed_out(child)));
+        jset(o, "backend", jstr(backend));
+        jset(o, "observed", jbool(observed != 0));
+        jset(o, "reads_observed", jbool((observed & SBX_SPAWN_OBSERVE_READS) != 0));
+        jset(o, "denial", jstr(sbx_denial_class_name(cls)));
+        jset(o, "events", json_events(ev, ne));
+        jset(o, "events_dropped", ju64(edropped));
+        for (i = 0; i < nr; i++) {
+                struct json_object *e = jobj();
+
+                jset(e, "host", jstr(r[i].host));
+                jset(e, "port", jint(r[i].port));
+                jset(e, "reason", jstr(sbx_net_reason_name(r[i].reason)));
+                jset(e, "address", jstr(r[i].addr));
+                jpush(refused, e);
+        }
+        jset(o, "network_refused", refused);
+        jset(o, "network_dropped", ju64(rdropped));
+        jset(o, "usage", json_usage(u));
+        json_emit(stderr, o);
 }
 
 int32_t report_run(const sbx_child *child, int status, uint32_t observed, const char *backend)
@@ -215,32 +248,8 @@ int32_t report_run(const sbx_child *child, int status, uint32_t observed, const 
         for (i = 0; i < ne && cls == SBX_DENIAL_NONE; i++)
                 cls = sbx_event_denial_class(&ev[i]);
         if (json_mode) {
-                fprintf(stderr, "{\"schema\":\"sandbox-run/result\",\"version\":1,"
-                        "\"exit_code\":%d,\"timed_out\":%s,\"backend\":", status,
-                        sbx_child_timed_out(child) ? "true" : "false");
-                if (backend != NULL)
-                        json_str(stderr, backend);
-                else
-                        fputs("null", stderr);
-                fprintf(stderr, ",\"observed\":%s,\"reads_observed\":%s,\"denial\":",
-                        observed != 0 ? "true" : "false",
-                        (observed & SBX_SPAWN_OBSERVE_READS) ? "true" : "false");
-                json_str(stderr, sbx_denial_class_name(cls));
-                json_events(ev, ne, edropped);
-                fputs(",\"network_refused\":[", stderr);
-                for (i = 0; i < nr; i++) {
-                        fputs(i > 0 ? ",{\"host\":" : "{\"host\":", stderr);
-                        json_str(stderr, r[i].host);
-                        fprintf(stderr, ",\"port\":%d,\"reason\":", (int) r[i].port);
-                        json_str(stderr, sbx_net_reason_name(r[i].reason));
-                        fputs(",\"address\":", stderr);
-                        json_str(stderr, r[i].addr);
-                        fputc('}', stderr);
-                }
-                fprintf(stderr, "],\"network_dropped\":%" PRIu64, rdropped);
-                json_usage(&u);
-                fputs("}\n", stderr);
-                fflush(stderr);
+                json_result(child, status, observed, backend, cls, ev, ne, edropped, r, nr,
+                            rdropped, &u);
                 return cls;
         }
         refusal_lines(r, nr);
