@@ -11,6 +11,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -33,3 +34,24 @@ SBX__DEFINE_INIT(sbx_preset, SBX_PRESET_INIT)
 SBX__DEFINE_INIT(sbx_profile_config, SBX_PROFILE_CONFIG_INIT)
 SBX__DEFINE_INIT(sbx_guarantee_report, SBX_GUARANTEE_REPORT_INIT)
 SBX__DEFINE_INIT(sbx_local_config, SBX_LOCAL_CONFIG_INIT)
+SBX__DEFINE_INIT(sbx_policy_settings, SBX_POLICY_SETTINGS_INIT)
+SBX__DEFINE_INIT(sbx_executor_set_options, SBX_EXECUTOR_SET_OPTIONS_INIT)
+SBX__DEFINE_INIT(sbx_run_options, SBX_RUN_OPTIONS_INIT)
+
+/* The one transparent result that owns memory (the executor's), freed
+ * here so every build has the same definition (a copy kept for Windows
+ * had drifted: it left the events and the lengths behind). */
+void sbx_run_result_free(sbx_run_result *res)
+{
+        if (res == NULL)
+                return;
+        free(res->out);
+        free(res->err);
+        res->out = res->err = NULL;
+        res->out_len = res->err_len = 0;
+        if (res->version >= 2) {        /* a version-1 result has no events */
+                free(res->events);
+                res->events = NULL;
+                res->n_events = 0;
+        }
+}

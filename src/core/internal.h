@@ -169,4 +169,21 @@ int sbx__parse_size(const char *s, uint64_t *out);
  * cut short by n or a NUL).  An ASCII byte, NUL included, is 1.  Pure. */
 size_t sbx__utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* SHA-256 (src/core/sha256.c: nettle, or CNG on Windows).  init, any
+ * number of updates, final: 0 with the digest, or -EIO where the
+ * platform's implementation failed (CNG can; nettle cannot). */
+#define SBX__SHA256_SIZE 32
+struct sbx__sha256 {
+        union {
+                unsigned char bytes[128];       /* nettle's context, or a CNG handle */
+                uint64_t      align;
+        } u;
+        int failed;
+};
+void sbx__sha256_init(struct sbx__sha256 *h);
+void sbx__sha256_update(struct sbx__sha256 *h, const void *data, size_t n);
+int sbx__sha256_final(struct sbx__sha256 *h, uint8_t out[SBX__SHA256_SIZE]);
+/* The digest of data[0..n) in lowercase hex with a NUL.  0 or -EIO. */
+int sbx__sha256_hex(const void *data, size_t n, char out[2 * SBX__SHA256_SIZE + 1]);
+
 #endif /* SBX_INTERNAL_H */

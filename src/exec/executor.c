@@ -4,6 +4,7 @@
  * directories, and close (revoke, kill, wait, remove); the user's registry
  * of set directories, which every spawn hides (sbx__scratch_hide).
  * docs/executors.md.
+ * Builds on: POSIX (the registry of set directories: symlinkat, O_NOFOLLOW walks; src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dirent.h>
@@ -18,19 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <nettle/sha2.h>
 
 #include "backend/backend.h"
 #include "exec/executor.h"
 #include "paths/paths_internal.h"
-
-void sbx_executor_set_options_init(sbx_executor_set_options *opts)
-{
-        static const sbx_executor_set_options init = SBX_EXECUTOR_SET_OPTIONS_INIT;
-
-        if (opts != NULL)
-                *opts = init;
-}
 
 /* The scratch root: made owner-only when missing; an existing one must be
  * a real directory of ours that nobody else can write. */
@@ -369,22 +361,12 @@ static void route_fingerprint(const struct sbx_plan *plan, char *out)
 
 static void route_plain(const struct sbx_plan *plan, char *out)
 {
-        static const char hex[] = "0123456789abcdef";
-        struct sha256_ctx ctx;
-        uint8_t d[SHA256_DIGEST_SIZE];
         char line[64];
-        size_t i;
 
         (void) snprintf(line, sizeof(line), "sbx-route-v1\nroute=direct\nnetwork=%d\n",
                         (int) plan->network);
-        sha256_init(&ctx);
-        sha256_update(&ctx, strlen(line), (const uint8_t *) line);
-        sha256_digest(&ctx, sizeof(d), d);
-        for (i = 0; i < sizeof(d); i++) {
-                out[2 * i] = hex[d[i] >> 4];
-                out[2 * i + 1] = hex[d[i] & 15];
-        }
-        out[2 * sizeof(d)] = '\0';
+        if (sbx__sha256_hex(line, strlen(line), out) < 0)
+                (void) snprintf(out, 2 * SBX__SHA256_SIZE + 1, "%064d", 0); /* nettle: never */
 }
 
 /* 1 for what the OS runs out of or refuses for a while: fds, space,

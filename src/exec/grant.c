@@ -3,6 +3,7 @@
  * for one Gated capability after re-reading the profile, and
  * sbx__grants_take verifies and consumes the tokens one run presents.
  * docs/executors.md.
+ * Builds on: POSIX (it is part of the executor (executor.c); src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>

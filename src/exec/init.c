@@ -9,6 +9,7 @@
  * runner failure from a command failure by exactly that one stderr line
  * and exit status 125 (docs/backends.md).
  *
+ * Builds on: POSIX (the stage-2 runner: POSIX signals and execve; src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>

@@ -4,6 +4,7 @@
  * confined under the plan those tokens widen for this run only, its output
  * captured up to a cap, its tree killed on timeout or cancel.
  * docs/executors.md.
+ * Builds on: POSIX (pipes and poll(2) for the capture; src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -21,29 +22,6 @@
 
 #define OUTPUT_CAP_DEFAULT (1024 * 1024)
 #define DRAIN_AFTER_EXIT_MS 2000        /* output still open after the tree died */
-
-void sbx_run_options_init(sbx_run_options *opts)
-{
-        static const sbx_run_options init = SBX_RUN_OPTIONS_INIT;
-
-        if (opts != NULL)
-                *opts = init;
-}
-
-void sbx_run_result_free(sbx_run_result *res)
-{
-        if (res == NULL)
-                return;
-        free(res->out);
-        free(res->err);
-        res->out = res->err = NULL;
-        res->out_len = res->err_len = 0;
-        if (res->version >= 2) {        /* a version-1 result has no events */
-                free(res->events);
-                res->events = NULL;
-                res->n_events = 0;
-        }
-}
 
 /* The argv form's normalized command: every argument a single-quoted
  * POSIX shell word, joined by one space.  Malloc'd or NULL. */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nettle/sha2.h>
 
 #include "net/net.h"
 
@@ -63,12 +62,12 @@ static int cmp_str(const void *a, const void *b)
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
+static void fp_line(struct sbx__sha256 *ctx, const char *key, const char *value)
 {
-        sha256_update(ctx, strlen(key), (const uint8_t *) key);
-        sha256_update(ctx, 1, (const uint8_t *) "=");
-        sha256_update(ctx, strlen(value), (const uint8_t *) value);
-        sha256_update(ctx, 1, (const uint8_t *) "\n");
+        sbx__sha256_update(ctx, (const uint8_t *) key, strlen(key));
+        sbx__sha256_update(ctx, (const uint8_t *) "=", 1);
+        sbx__sha256_update(ctx, (const uint8_t *) value, strlen(value));
+        sbx__sha256_update(ctx, (const uint8_t *) "\n", 1);
 }
 
 /*
@@ -86,15 +85,15 @@ static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
 void sbx__net_route_fingerprint(const struct sbx__net_rules *rs,
                                 const struct sbx__net_upstream *upstream, char *out)
 {
-        struct sha256_ctx ctx;
-        uint8_t d[SHA256_DIGEST_SIZE];
+        struct sbx__sha256 ctx;
+        uint8_t d[SBX__SHA256_SIZE];
         char tbuf[SBX__NET_TARGET_TEXT], num[32];
         char (*text)[SBX__NET_RULE_TEXT] = NULL;
         char **sorted = NULL;
         size_t n = rs != NULL ? rs->n : 0, i, uniq = 0;
 
-        sha256_init(&ctx);
-        sha256_update(&ctx, 13, (const uint8_t *) "sbx-route-v2\n");
+        sbx__sha256_init(&ctx);
+        sbx__sha256_update(&ctx, (const uint8_t *) "sbx-route-v2\n", 13);
         fp_line(&ctx, "route", "proxy");
         fp_line(&ctx, "upstream", upstream != NULL ?
                 sbx__net_target_format(&upstream->target, tbuf) : "direct");
@@ -122,6 +121,7 @@ void sbx__net_route_fingerprint(const struct sbx__net_rules *rs,
                         fp_line(&ctx, "rule", sorted[i]);
         free(text);
         free(sorted);
-        sha256_digest(&ctx, sizeof(d), d);
+        if (sbx__sha256_final(&ctx, d) < 0)
+                memset(d, 0, sizeof(d));        /* nettle cannot fail; CNG is not built here */
         sbx__hex_encode(d, sizeof(d), out);
 }

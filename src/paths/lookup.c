@@ -1,6 +1,7 @@
 /*
  * lookup.c - the one PATH lookup and the one HOME resolver, shared by every
  * backend and by the runner (docs/architecture.md).
+ * Builds on: POSIX (the password database (pwd.h); src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>

@@ -7,6 +7,7 @@
 #define SBX_PATHS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "core/internal.h"
 
@@ -69,7 +70,22 @@ struct sbx__gitscan {
  */
 int sbx__git_discover(const char *const *roots, size_t n_roots, const char *const *envp,
                       struct sbx__gitscan *out);
-void sbx__gitscan_free(struct sbx__gitscan *g);
+/* Free what a scan holds (NULL-safe, idempotent).  Inline, so every build
+ * has this one definition, the Windows one (which scans nothing) too. */
+static inline void sbx__gitscan_free(struct sbx__gitscan *g)
+{
+        size_t i;
+
+        if (g == NULL)
+                return;
+        for (i = 0; i < g->n; i++)
+                free(g->v[i].path);
+        free(g->v);
+        free(g->fail);
+        g->v = NULL;
+        g->n = g->cap = 0;
+        g->fail = NULL;
+}
 
 /* ----------------------------------------------------------- lookup.c */
 

@@ -9,6 +9,7 @@
  * file system; policyfile_build.c reads the file and turns a document into
  * a profile.  The format: docs/policy-file.md.
  *
+ * Builds on: POSIX (json-c; src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <arpa/inet.h>
@@ -836,12 +837,6 @@ sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, 
 }
 
 /* ------------------------------------------------------------------ API */
-
-void sbx_policy_settings_init(sbx_policy_settings *settings)
-{
-        if (settings != NULL)
-                *settings = (sbx_policy_settings) SBX_POLICY_SETTINGS_INIT;
-}
 
 sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_file **out,
                                sbx_error *err)

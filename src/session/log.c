@@ -17,6 +17,7 @@
  * refuses (SBX_E_RANGE, nothing written, handle still usable) a record
  * that would take the file past it: the log always stays openable.
  *
+ * Builds on: POSIX (json-c and flock(2); src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>

@@ -1,13 +1,16 @@
 /*
- * unported.c - the Windows answers of the files the Windows build leaves
- * out (cmake/windows.cmake): their work is POSIX through and through
- * (fork-free pipes and poll for the executor's capture, flock and fsync
- * for the session log, json-c, nettle).  Public functions say so with
- * SBX_E_UNSUPPORTED and write nothing; internal ones used by built files
- * get an honest stand-in.  A public function added to one of those files
- * needs its line here: scripts/ci-windows checks the DLL exports every
- * function sandbox.h declares.  docs/windows.md, "What the Windows build
- * leaves out".
+ * unported.c - the Windows answers of the files that say "Builds on:
+ * POSIX" in their head comment (cmake/windows.cmake leaves them out):
+ * their work is POSIX through and through (pipes and poll for the
+ * executor's capture, flock and json-c for the session log, json-c for
+ * policy files, openat walks for the git scan).  Public functions say so
+ * with SBX_E_UNSUPPORTED and write nothing; internal ones used by built
+ * files get an honest stand-in.  Pure functions (the *_init functions,
+ * sbx_run_result_free, sbx__gitscan_free) are not here: they have their
+ * one definition where every build compiles it.  A public function added
+ * to a POSIX-only file needs its line here: scripts/ci-windows checks the
+ * DLL exports every function sandbox.h declares.  docs/windows.md, "What
+ * the Windows build leaves out".
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -69,14 +72,6 @@ void sbx_session_log_close(sbx_session_log *log)
 
 /* ------------------------------------- policy file parser (policyfile.c) */
 
-void sbx_policy_settings_init(sbx_policy_settings *settings)
-{
-        static const sbx_policy_settings init = SBX_POLICY_SETTINGS_INIT;
-
-        if (settings != NULL)
-                *settings = init;
-}
-
 sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, size_t len,
                             sbx_policy_file **out, sbx_error *err)
 {
@@ -96,26 +91,7 @@ sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_fi
         return unsupported("sbx_policy_file_parse", "the policy file parser (json-c)", err);
 }
 
-/* ----------------------------------------- fingerprint (fingerprint.c) */
-
-sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
-                                 sbx_error *err)
-{
-        (void) profile;
-        (void) buf;
-        (void) buflen;
-        return unsupported("sbx_profile_fingerprint", "the profile fingerprint (nettle)", err);
-}
-
 /* --------------------------------- executors (executor.c, run.c, grant.c) */
-
-void sbx_executor_set_options_init(sbx_executor_set_options *opts)
-{
-        static const sbx_executor_set_options init = SBX_EXECUTOR_SET_OPTIONS_INIT;
-
-        if (opts != NULL)
-                *opts = init;
-}
 
 /*
  * The Windows options are checked and the tier chosen exactly as a Windows
@@ -193,14 +169,6 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
         return unsupported("sbx_executor_issue_grant", "the executor", err);
 }
 
-void sbx_run_options_init(sbx_run_options *opts)
-{
-        static const sbx_run_options init = SBX_RUN_OPTIONS_INIT;
-
-        if (opts != NULL)
-                *opts = init;
-}
-
 sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *opts, sbx_run_result *res,
                           sbx_error *err)
 {
@@ -215,15 +183,6 @@ sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id, sbx_err
         (void) ex;
         (void) execution_id;
         return unsupported("sbx_executor_cancel", "the executor", err);
-}
-
-void sbx_run_result_free(sbx_run_result *res)
-{
-        if (res == NULL)
-                return;
-        free(res->out);
-        free(res->err);
-        res->out = res->err = NULL;
 }
 
 /* ------------------------------------------ git discovery (gitscan.c) */
@@ -244,15 +203,3 @@ int sbx__git_discover(const char *const *roots, size_t n_roots, const char *cons
         return 0;
 }
 
-void sbx__gitscan_free(struct sbx__gitscan *g)
-{
-        size_t i;
-
-        if (g == NULL)
-                return;
-        for (i = 0; i < g->n; i++)
-                free(g->v[i].path);
-        free(g->v);
-        free(g->fail);
-        memset(g, 0, sizeof(*g));
-}

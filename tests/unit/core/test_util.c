@@ -114,6 +114,30 @@ static void test_util__utf8_decode(void **state)
         assert_int_equal(sbx__utf8_decode((const unsigned char *) "A", 0, &cp), 0);
 }
 
+static void test_util__sha256(void **state)
+{
+        char hex[2 * SBX__SHA256_SIZE + 1];
+        struct sbx__sha256 h;
+        uint8_t d[SBX__SHA256_SIZE];
+        char block[1000];
+        int i;
+        (void) state;
+
+        /* FIPS 180-2 vectors. */
+        assert_int_equal(sbx__sha256_hex("abc", 3, hex), 0);
+        assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_int_equal(sbx__sha256_hex("", 0, hex), 0);
+        assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        /* A million 'a's in pieces. */
+        memset(block, 'a', sizeof(block));
+        sbx__sha256_init(&h);
+        for (i = 0; i < 1000; i++)
+                sbx__sha256_update(&h, block, sizeof(block));
+        assert_int_equal(sbx__sha256_final(&h, d), 0);
+        sbx__hex_encode(d, sizeof(d), hex);
+        assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -122,6 +146,7 @@ int main(void)
                 cmocka_unit_test(test_util__wipe),
                 cmocka_unit_test(test_util__size_parse),
                 cmocka_unit_test(test_util__utf8_decode),
+                cmocka_unit_test(test_util__sha256),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
