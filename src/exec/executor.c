@@ -435,20 +435,9 @@ static void set_free(struct sbx_executor_set *s)
         free(s);
 }
 
-sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set_options *opts,
-                              sbx_executor_set **out, sbx_error *err)
+static sbx_code set_options_check(const char *fn, const sbx_executor_set_options *opts,
+                                  sbx_error *err)
 {
-        static const char fn[] = "sbx_executor_set_new";
-        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
-        struct sbx_executor_set *s;
-        char root[SBX_PATH_MAX], dir[SBX_PATH_MAX + 112], sub[SBX_PATH_MAX + 128], tag[80];
-        int32_t enforcement = 0;
-        sbx_code r;
-
-        if (out == NULL || profile == NULL || opts == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: profile, opts and out must not be "
-                                 "NULL", fn);
-        *out = NULL;
         if (opts->version != SBX_EXECUTOR_SET_OPTIONS_VERSION)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unsupported options version %u",
                                  fn, (unsigned) opts->version);
@@ -467,27 +456,128 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
         if (opts->windows_mode < SBX_WINDOWS_AUTO || opts->windows_mode > SBX_WINDOWS_ELEVATED)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: unknown windows_mode %d", fn,
                                  (int) opts->windows_mode);
-        /* The scratch root's parent must exist; the root itself may not. */
-        {
-                char parent[SBX_PATH_MAX];
-                const char *slash = strrchr(opts->scratch_root, '/');
-                size_t plen = slash != NULL ? (size_t) (slash - opts->scratch_root) : 0;
+        return SBX_OK;
+}
 
-                if (strlen(opts->scratch_root) >= sizeof(root) || plen >= sizeof(parent))
-                        return sbx__fail(err, SBX_E_RANGE, 0, "%s: scratch_root is too long", fn);
-                memcpy(parent, opts->scratch_root, plen);
-                parent[plen] = '\0';
-                r = sbx__path_canonical_buf(fn, "scratch_root", plen == 0 ? "/" : parent, root,
-                                            err);
+/* The scratch root, canonical, into root (SBX_PATH_MAX): its parent must
+ * exist; the root itself may not. */
+static sbx_code set_scratch_root(const char *fn, const char *scratch_root, char *root,
+                                 sbx_error *err)
+{
+        char parent[SBX_PATH_MAX];
+        const char *slash = strrchr(scratch_root, '/');
+        size_t plen = slash != NULL ? (size_t) (slash - scratch_root) : 0;
+        sbx_code r;
+
+        if (strlen(scratch_root) >= SBX_PATH_MAX || plen >= sizeof(parent))
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: scratch_root is too long", fn);
+        memcpy(parent, scratch_root, plen);
+        parent[plen] = '\0';
+        r = sbx__path_canonical_buf(fn, "scratch_root", plen == 0 ? "/" : parent, root, err);
+        if (r != SBX_OK)
+                return r;
+        if (strlen(root) + strlen(slash) + 1 > SBX_PATH_MAX)
+                return sbx__fail(err, SBX_E_RANGE, 0, "%s: scratch_root is too long", fn);
+        if (strcmp(root, "/") == 0)
+                root[0] = '\0';
+        strcat(root, slash);
+        return scratch_root_ok(fn, root, err);
+}
+
+/* Fail closed now rather than at the first run: a sandboxed plan needs a
+ * native rung that enforces all it requires. */
+static sbx_code set_backend(const char *fn, struct sbx_executor_set *s, int32_t backend,
+                            sbx_error *err)
+{
+        int32_t enforcement = 0;
+        sbx_code r;
+
+        s->backend = backend;
+        if (s->plan->direct)
+                return SBX_OK;
+        if (s->backend == SBX_BACKEND_AUTO) {
+                r = sbx_backend_detect(&s->backend, err);
                 if (r != SBX_OK)
-                        return r;
-                if (strlen(root) + strlen(slash) + 1 > sizeof(root))
-                        return sbx__fail(err, SBX_E_RANGE, 0, "%s: scratch_root is too long", fn);
-                if (strcmp(root, "/") == 0)
-                        root[0] = '\0';
-                strcat(root, slash);
+                        return os_cause(fn, r, err);
         }
-        r = scratch_root_ok(fn, root, err);
+        if (!sbx__backend_supports(s->backend, SBX__ROW_EXECUTORS))
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: executors need the "
+                                 "native or landlock backend; this host offers %s", fn,
+                                 sbx_backend_name(s->backend));
+        r = sbx_backend_guarantees(s->backend, s->plan, &s->achieved, &enforcement, err);
+        if (r != SBX_OK)
+                return r;
+        /* Nothing achieved: the backend did not work here, and its own
+         * check says why (a transient EMFILE, ENOSPC, ...). */
+        if (s->achieved == 0 && (r = backend_broken(fn, s->backend, err)) != SBX_OK)
+                return r;
+        if ((s->achieved & s->plan->required) != s->plan->required)
+                return sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: the %s backend cannot "
+                                 "enforce guarantees 0x%x here", fn, sbx_backend_name(s->backend),
+                                 (unsigned) (s->plan->required & ~s->achieved));
+        return SBX_OK;
+}
+
+/* The set's directory below root, named by its owner so that a later set
+ * or spawn removes it once this process is gone (killed before its
+ * close), with its empty mountpoint, registered. */
+static sbx_code set_dirs(const char *fn, struct sbx_executor_set *s, const char *root,
+                         sbx_error *err)
+{
+        char dir[SBX_PATH_MAX + 112], sub[SBX_PATH_MAX + 128], tag[80];
+        sbx_code r;
+
+        sweep_dead_hosts(1);
+        sbx__sweep_dirs(root, "sbx-set-");
+        if (sbx__owner_tag(tag, sizeof(tag)) == 0)
+                (void) snprintf(dir, sizeof(dir), "%s/sbx-set-%s-XXXXXX", root, tag);
+        else    /* no /proc: a name with no owner, which nothing sweeps */
+                (void) snprintf(dir, sizeof(dir), "%s/sbx-set-XXXXXX", root);
+        if (mkdtemp(dir) == NULL)
+                return sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a directory in "
+                                 "%.200s: %s", fn, root, sbx__strerror(errno));
+        s->set_dir = sbx__strdup(dir);
+        if (s->set_dir == NULL) {
+                (void) rmdir(dir);
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+        }
+        /* An empty directory that lives as long as the set's: a backend
+         * that must name a mountpoint that exists (bwrap) hides the set
+         * by binding it over the set's directory, and skips that once it
+         * is gone (sbx_executor_set_close removes it last). */
+        (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, dir);
+        if (mkdir(sub, 0500) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, sub,
+                              sbx__strerror(errno));
+                (void) rmdir(dir);
+                return r;
+        }
+        /* Registered before anything is put in it: every other sandbox
+         * of this user hides it from now on. */
+        r = reg_add(fn, s, err);
+        if (r != SBX_OK) {
+                (void) rmdir(sub);
+                (void) rmdir(dir);
+        }
+        return r;
+}
+
+sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set_options *opts,
+                              sbx_executor_set **out, sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_set_new";
+        sbx_profile_config cfg = SBX_PROFILE_CONFIG_INIT;
+        struct sbx_executor_set *s;
+        char root[SBX_PATH_MAX];
+        sbx_code r;
+
+        if (out == NULL || profile == NULL || opts == NULL)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: profile, opts and out must not be "
+                                 "NULL", fn);
+        *out = NULL;
+        r = set_options_check(fn, opts, err);
+        if (r == SBX_OK)
+                r = set_scratch_root(fn, opts->scratch_root, root, err);
         if (r != SBX_OK)
                 return r;
 
@@ -511,76 +601,11 @@ sbx_code sbx_executor_set_new(const sbx_profile *profile, const sbx_executor_set
                   : cfg.workspace_write == SBX_ACCESS_ALLOW ? SBX_MODE_WORKSPACE_WRITE
                   : SBX_MODE_READ_ONLY;
         route_fingerprint(s->plan, s->route_fp);
-        /* Fail closed now rather than at the first run: a sandboxed plan
-         * needs a native rung that enforces all it requires. */
-        s->backend = opts->backend;
-        if (!s->plan->direct) {
-                if (s->backend == SBX_BACKEND_AUTO) {
-                        r = sbx_backend_detect(&s->backend, err);
-                        if (r != SBX_OK) {
-                                r = os_cause(fn, r, err);
-                                goto fail;
-                        }
-                }
-                if (!sbx__backend_supports(s->backend, SBX__ROW_EXECUTORS)) {
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: executors need "
-                                      "the native or landlock backend; this host offers %s",
-                                      fn, sbx_backend_name(s->backend));
-                        goto fail;
-                }
-                r = sbx_backend_guarantees(s->backend, s->plan, &s->achieved, &enforcement, err);
-                if (r != SBX_OK)
-                        goto fail;
-                /* Nothing achieved: the backend did not work here, and
-                 * its own check says why (a transient EMFILE, ENOSPC, ...). */
-                if (s->achieved == 0 && (r = backend_broken(fn, s->backend, err)) != SBX_OK)
-                        goto fail;
-                if ((s->achieved & s->plan->required) != s->plan->required) {
-                        r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: the %s backend "
-                                      "cannot enforce guarantees 0x%x here", fn,
-                                      sbx_backend_name(s->backend),
-                                      (unsigned) (s->plan->required & ~s->achieved));
-                        goto fail;
-                }
-        }
-        /* Named by its owner, so that a later set or spawn removes it
-         * once this process is gone (killed before its close). */
-        sweep_dead_hosts(1);
-        sbx__sweep_dirs(root, "sbx-set-");
-        if (sbx__owner_tag(tag, sizeof(tag)) == 0)
-                (void) snprintf(dir, sizeof(dir), "%s/sbx-set-%s-XXXXXX", root, tag);
-        else    /* no /proc: a name with no owner, which nothing sweeps */
-                (void) snprintf(dir, sizeof(dir), "%s/sbx-set-XXXXXX", root);
-        if (mkdtemp(dir) == NULL) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create a directory in %.200s: %s",
-                              fn, root, sbx__strerror(errno));
+        r = set_backend(fn, s, opts->backend, err);
+        if (r == SBX_OK)
+                r = set_dirs(fn, s, root, err);
+        if (r != SBX_OK)
                 goto fail;
-        }
-        s->set_dir = sbx__strdup(dir);
-        if (s->set_dir == NULL) {
-                (void) rmdir(dir);
-                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                goto fail;
-        }
-        /* An empty directory that lives as long as the set's: a backend
-         * that must name a mountpoint that exists (bwrap) hides the set
-         * by binding it over the set's directory, and skips that once it
-         * is gone (sbx_executor_set_close removes it last). */
-        (void) snprintf(sub, sizeof(sub), "%s/" SBX__SCRATCH_EMPTY, dir);
-        if (mkdir(sub, 0500) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot create %.200s: %s", fn, sub,
-                              sbx__strerror(errno));
-                (void) rmdir(dir);
-                goto fail;
-        }
-        /* Registered before anything is put in it: every other sandbox
-         * of this user hides it from now on. */
-        r = reg_add(fn, s, err);
-        if (r != SBX_OK) {
-                (void) rmdir(sub);
-                (void) rmdir(dir);
-                goto fail;
-        }
         *out = s;
         return SBX_OK;
 fail:
