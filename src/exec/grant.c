@@ -276,13 +276,152 @@ static sbx_code canonical_cwd(const char *fn, const struct sbx_plan *plan, const
         return SBX_OK;
 }
 
+/* Class, scope and target agree exactly; a network target is normalised
+ * and has the proxy it needs. */
+static sbx_code grant_shape(const char *fn, const struct sbx_executor_set *s,
+                            const sbx_grant_request *req, int cls, sbx_error *err)
+{
+        sbx_code r;
+        int e;
+
+        switch (classes[cls].form) {
+        case F_PATH:
+                e = req->scope[0] == '/' && strcmp(req->scope, req->target) == 0;
+                break;
+        case F_TREE:
+                e = strncmp(req->scope, "tree:", 5) == 0 && strcmp(req->scope + 5, req->target) == 0;
+                break;
+        case F_HOST:
+                e = strcmp(req->scope, "host") == 0 && strcmp(req->target, "/") == 0;
+                break;
+        case F_NET_ANY:
+                e = strcmp(req->scope, "*") == 0 && strcmp(req->target, "*") == 0;
+                break;
+        case F_NET_TARGET:
+                e = strcmp(req->scope, "*") != 0 && strcmp(req->scope, req->target) == 0;
+                break;
+        case F_COMMAND:
+        default:
+                e = strcmp(req->scope, req->command) == 0 && strcmp(req->target, req->command) == 0;
+                break;
+        }
+        if (!e)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: scope \"%.150s\" and target "
+                                 "\"%.150s\" do not agree with class %s", fn, req->scope,
+                                 req->target, classes[cls].name);
+        if (classes[cls].form == F_NET_TARGET) {
+                char norm[SBX__NET_TARGET_TEXT];
+
+                r = sbx__net_target_normalize(req->target, norm, sizeof(norm), err);
+                if (r != SBX_OK)
+                        return r;
+                if (strcmp(norm, req->target) != 0)
+                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.150s\" is not "
+                                         "normalised (it is \"%s\")", fn, req->target, norm);
+                /* The egress proxy serves a listener in the command's own
+                 * network namespace: rung 1 only. */
+                if (s->plan->direct || !sbx__backend_supports(s->backend, SBX__ROW_PROXY))
+                        return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs the "
+                                         "native backend's egress proxy; this set runs on %s",
+                                         fn, classes[cls].name, sbx_backend_name(s->backend));
+        }
+        return SBX_OK;
+}
+
+/* A filesystem grant's target: canonical, not protected or secret, an
+ * existing file for a path class; the identity of its nearest existing
+ * ancestor into g. */
+static sbx_code grant_fs_target(const char *fn, const struct sbx_executor_set *s,
+                                const sbx_grant_request *req, int cls, struct sbx__grant *g,
+                                sbx_error *err)
+{
+        char canon[SBX_PATH_MAX];
+        sbx_code r;
+        int e;
+
+        struct stat st;
+
+        r = sbx__path_canonical_buf(fn, "target", req->target, canon, err);
+        if (r != SBX_OK)
+                return r;
+        if (strcmp(canon, req->target) != 0)
+                return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.200s\" is not "
+                                 "canonical", fn, req->target);
+        if (carved_out(s->plan, canon) ||
+            ((classes[cls].access & SBX__FS_WRITE) && gitlike(canon)))
+                return sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: %.200s is a protected "
+                                 "or secret location: no grant opens it", fn, canon);
+        if (classes[cls].form == F_PATH &&
+            (lstat(canon, &st) < 0 || S_ISDIR(st.st_mode)))
+                return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs an "
+                                 "existing file (a directory, or a file still to be "
+                                 "made, cannot be opened exactly; a configured root "
+                                 "can take %s)", fn, classes[cls].name,
+                                 classes[cls].access & SBX__FS_WRITE
+                                 ? SBX_GRANT_CLASS_FS_TREE_WRITE
+                                 : SBX_GRANT_CLASS_FS_TREE_READ);
+        e = ancestor_identity(canon, &g->anc_dev, &g->anc_ino);
+        if (e < 0)
+                return sbx__fail(err, SBX_E_IO, -e, "%s: %.200s: %s", fn, canon,
+                                 sbx__strerror(-e));
+        return SBX_OK;
+}
+
+/* g into the executor's grants (and their token index); on failure g is
+ * freed. */
+static sbx_code grant_store(const char *fn, struct sbx_executor *ex, struct sbx__grant *g,
+                            int64_t now, sbx_error *err)
+{
+        struct sbx_executor_set *s = ex->set;
+
+        (void) pthread_mutex_lock(&s->lock);
+        if (s->closed) {
+                (void) pthread_mutex_unlock(&s->lock);
+                grant_free(g);
+                return sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
+        }
+        grants_prune(ex, now);
+        if (ex->n_grants == ex->cap_grants) {
+                size_t cap_n = ex->cap_grants ? ex->cap_grants * 2 : 8;
+                struct sbx__grant *v = cap_n < UINT32_MAX / 4 ?
+                                       realloc(ex->grants, cap_n * sizeof(*v)) : NULL;
+                uint32_t *slots = v != NULL ? calloc(cap_n * 2, sizeof(*slots)) : NULL;
+
+                if (v != NULL)
+                        ex->grants = v;
+                if (slots == NULL) {
+                        (void) pthread_mutex_unlock(&s->lock);
+                        grant_free(g);
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
+                }
+                ex->cap_grants = cap_n;
+                free(ex->slots);
+                ex->slots = slots;
+                ex->n_slots = cap_n * 2;
+                index_build(ex);
+        }
+        ex->grants[ex->n_grants] = *g;
+        {
+                size_t k = token_slot(g->token, ex->n_slots);
+
+                while (ex->slots[k] != 0)
+                        k = (k + 1) & (ex->n_slots - 1);
+                ex->slots[k] = (uint32_t) ex->n_grants + 1;
+        }
+        ex->n_grants++;
+        if (ex->next_prune_ms == 0 || g->expires_at_ms + FORGET_AFTER_MS < ex->next_prune_ms)
+                ex->next_prune_ms = g->expires_at_ms + FORGET_AFTER_MS;
+        (void) pthread_mutex_unlock(&s->lock);
+        return SBX_OK;
+}
+
 sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req, char *token,
                                   size_t token_size, sbx_error *err)
 {
         static const char fn[] = "sbx_executor_issue_grant";
         struct sbx_executor_set *s;
         struct sbx__grant g;
-        char cwd[SBX_PATH_MAX], canon[SBX_PATH_MAX];
+        char cwd[SBX_PATH_MAX];
         int32_t access = SBX_ACCESS_DENY;
         int64_t now, cap;
         int cls = -1, e;
@@ -336,75 +475,14 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
         if (access == SBX_ACCESS_ALLOW)
                 return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s %.200s is already "
                                  "Allow: it needs no grant", fn, req->kind, req->scope);
-        /* Class, scope and target agree exactly. */
-        switch (classes[cls].form) {
-        case F_PATH:
-                e = req->scope[0] == '/' && strcmp(req->scope, req->target) == 0;
-                break;
-        case F_TREE:
-                e = strncmp(req->scope, "tree:", 5) == 0 && strcmp(req->scope + 5, req->target) == 0;
-                break;
-        case F_HOST:
-                e = strcmp(req->scope, "host") == 0 && strcmp(req->target, "/") == 0;
-                break;
-        case F_NET_ANY:
-                e = strcmp(req->scope, "*") == 0 && strcmp(req->target, "*") == 0;
-                break;
-        case F_NET_TARGET:
-                e = strcmp(req->scope, "*") != 0 && strcmp(req->scope, req->target) == 0;
-                break;
-        case F_COMMAND:
-        default:
-                e = strcmp(req->scope, req->command) == 0 && strcmp(req->target, req->command) == 0;
-                break;
-        }
-        if (!e)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: scope \"%.150s\" and target "
-                                 "\"%.150s\" do not agree with class %s", fn, req->scope,
-                                 req->target, classes[cls].name);
-        if (classes[cls].form == F_NET_TARGET) {
-                char norm[SBX__NET_TARGET_TEXT];
-
-                r = sbx__net_target_normalize(req->target, norm, sizeof(norm), err);
-                if (r != SBX_OK)
-                        return r;
-                if (strcmp(norm, req->target) != 0)
-                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.150s\" is not "
-                                         "normalised (it is \"%s\")", fn, req->target, norm);
-                /* The egress proxy serves a listener in the command's own
-                 * network namespace: rung 1 only. */
-                if (s->plan->direct || !sbx__backend_supports(s->backend, SBX__ROW_PROXY))
-                        return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs the "
-                                         "native backend's egress proxy; this set runs on %s",
-                                         fn, classes[cls].name, sbx_backend_name(s->backend));
-        }
+        r = grant_shape(fn, s, req, cls, err);
+        if (r != SBX_OK)
+                return r;
         memset(&g, 0, sizeof(g));
         if (is_fs(cls)) {
-                struct stat st;
-
-                r = sbx__path_canonical_buf(fn, "target", req->target, canon, err);
+                r = grant_fs_target(fn, s, req, cls, &g, err);
                 if (r != SBX_OK)
                         return r;
-                if (strcmp(canon, req->target) != 0)
-                        return sbx__fail(err, SBX_E_INVALID, 0, "%s: target \"%.200s\" is not "
-                                         "canonical", fn, req->target);
-                if (carved_out(s->plan, canon) ||
-                    ((classes[cls].access & SBX__FS_WRITE) && gitlike(canon)))
-                        return sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: %.200s is a protected "
-                                         "or secret location: no grant opens it", fn, canon);
-                if (classes[cls].form == F_PATH &&
-                    (lstat(canon, &st) < 0 || S_ISDIR(st.st_mode)))
-                        return sbx__fail(err, SBX_E_GRANT_UNSUPPORTED, 0, "%s: %s needs an "
-                                         "existing file (a directory, or a file still to be "
-                                         "made, cannot be opened exactly; a configured root "
-                                         "can take %s)", fn, classes[cls].name,
-                                         classes[cls].access & SBX__FS_WRITE
-                                         ? SBX_GRANT_CLASS_FS_TREE_WRITE
-                                         : SBX_GRANT_CLASS_FS_TREE_READ);
-                e = ancestor_identity(canon, &g.anc_dev, &g.anc_ino);
-                if (e < 0)
-                        return sbx__fail(err, SBX_E_IO, -e, "%s: %.200s: %s", fn, canon,
-                                         sbx__strerror(-e));
         }
         now = sbx__wall_ms();
         cap = now + s->ttl_ms;
@@ -427,44 +505,9 @@ sbx_code sbx_executor_issue_grant(sbx_executor *ex, const sbx_grant_request *req
                 grant_free(&g);
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
         }
-        (void) pthread_mutex_lock(&s->lock);
-        if (s->closed) {
-                (void) pthread_mutex_unlock(&s->lock);
-                grant_free(&g);
-                return sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
-        }
-        grants_prune(ex, now);
-        if (ex->n_grants == ex->cap_grants) {
-                size_t cap_n = ex->cap_grants ? ex->cap_grants * 2 : 8;
-                struct sbx__grant *v = cap_n < UINT32_MAX / 4 ?
-                                       realloc(ex->grants, cap_n * sizeof(*v)) : NULL;
-                uint32_t *slots = v != NULL ? calloc(cap_n * 2, sizeof(*slots)) : NULL;
-
-                if (v != NULL)
-                        ex->grants = v;
-                if (slots == NULL) {
-                        (void) pthread_mutex_unlock(&s->lock);
-                        grant_free(&g);
-                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                }
-                ex->cap_grants = cap_n;
-                free(ex->slots);
-                ex->slots = slots;
-                ex->n_slots = cap_n * 2;
-                index_build(ex);
-        }
-        ex->grants[ex->n_grants] = g;
-        {
-                size_t k = token_slot(g.token, ex->n_slots);
-
-                while (ex->slots[k] != 0)
-                        k = (k + 1) & (ex->n_slots - 1);
-                ex->slots[k] = (uint32_t) ex->n_grants + 1;
-        }
-        ex->n_grants++;
-        if (ex->next_prune_ms == 0 || g.expires_at_ms + FORGET_AFTER_MS < ex->next_prune_ms)
-                ex->next_prune_ms = g.expires_at_ms + FORGET_AFTER_MS;
-        (void) pthread_mutex_unlock(&s->lock);
+        r = grant_store(fn, ex, &g, now, err);
+        if (r != SBX_OK)
+                return r;
         memcpy(token, g.token, SBX_GRANT_TOKEN_SIZE);
         return SBX_OK;
 }
