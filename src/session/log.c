@@ -577,20 +577,144 @@ out:
         return r;
 }
 
+/* One handle per log, a regular file, blocking, within the size limit:
+ * its size into *size_out. */
+static sbx_code lock_and_check(int fd, const char *shown, size_t *size_out, sbx_error *err)
+{
+        struct stat st;
+        int flags, e;
+        sbx_code r;
+
+        /*
+         * One handle per log: an exclusive flock(2), held until close, makes
+         * a second opener (another process, or another handle in this one:
+         * flock belongs to the open file description) fail with SBX_E_IO
+         * instead of interleaving appends or replaying a log that is being
+         * written.  It is advisory: only libsandbox handles honour it, and on
+         * NFS Linux emulates it with POSIX locks, which do not conflict
+         * within one process.
+         */
+        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                e = errno;
+                if (e == EINTR)
+                        continue;
+                if (e == EWOULDBLOCK)
+                        r = sbx__fail(err, SBX_E_IO, e,
+                                      "sbx_session_log_open: \"%s\": log is in use "
+                                      "(locked by another handle)",
+                                      shown);
+                else
+                        r = sbx__fail(err, SBX_E_IO, e, "sbx_session_log_open: \"%s\": flock: %s",
+                                      shown, sbx__strerror(e));
+                return r;
+        }
+
+        if (fstat(fd, &st) < 0) {
+                return sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": fstat: %s",
+                                 shown, sbx__strerror(errno));
+        }
+        if (!S_ISREG(st.st_mode)) {
+                r = sbx__fail(err, SBX_E_INVALID, 0,
+                              "sbx_session_log_open: \"%s\" is not a regular file", shown);
+                return r;
+        }
+        flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+                r = sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": fcntl: %s",
+                              shown, sbx__strerror(errno));
+                return r;
+        }
+        if (st.st_size < 0 || (uintmax_t) st.st_size > (uintmax_t) SBX__SESSION_LOG_MAX_FILE) {
+                r = sbx__fail(err, SBX_E_RANGE, 0,
+                              "sbx_session_log_open: \"%s\" is %jd bytes, above the %zu byte limit",
+                              shown, (intmax_t) st.st_size, SBX__SESSION_LOG_MAX_FILE);
+                return r;
+        }
+        *size_out = (size_t) st.st_size;
+        return SBX_OK;
+}
+
+/* The records of buf[0..size), the torn tail's length in *torn. */
+static sbx_code replay(const char *buf, size_t size, const char *shown, sbx_mode_event **events,
+                       size_t *n, size_t *torn, sbx_error *err)
+{
+        static const char prefix[] = REPLAY_FN ": ";
+        sbx_error rerr = { 0, 0, { 0 } };
+        const char *msg;
+        sbx_code r;
+
+        r = sbx__session_log_replay_buf(buf, size, events, n, torn, &rerr);
+        if (r != SBX_OK) {
+                /* "sbx__session_log_replay_buf: line 3: why" becomes
+                 * "sbx_session_log_open: "<path>" line 3: why". */
+                msg = rerr.message;
+                if (strncmp(msg, prefix, sizeof(prefix) - 1) == 0)
+                        msg += sizeof(prefix) - 1;
+                r = sbx__fail(err, r, rerr.sys_errno, "sbx_session_log_open: \"%s\" %s", shown, msg);
+                return r;
+        }
+
+        return SBX_OK;
+}
+
+/* The file ends at a line boundary: a torn append cut off, or a last
+ * record's lost newline written, durably.  *committed: the log's end. */
+static sbx_code repair_tail(int fd, const char *shown, const char *buf, size_t size,
+                            size_t torn, off_t *committed, sbx_error *err)
+{
+        sbx_code r;
+        int r2;
+
+        *committed = (off_t) size;
+        if (torn > 0) {
+                /* Cut the torn append off, durably, so the next append
+                 * starts on a clean line. */
+                *committed = (off_t) (size - torn);
+                r2 = ftruncate_retry(fd, *committed);
+                if (r2 == 0)
+                        r2 = fsync_retry(fd);
+                if (r2 < 0) {
+                        r = sbx__fail(err, SBX_E_IO, -r2,
+                                      "sbx_session_log_open: \"%s\": cutting off the torn last line: %s",
+                                      shown, sbx__strerror(-r2));
+                        return r;
+                }
+        } else if (size > 0 && buf[size - 1] != '\n') {
+                /*
+                 * The last record is complete but lost its '\n' (a crash
+                 * between the record and its newline cannot happen, as both
+                 * go in one write, but a hand edit can).  It is kept, and
+                 * the newline is written and fsynced here, at open, rather
+                 * than prepended to the next append: the file then always
+                 * ends at a line boundary after open, and every append stays
+                 * exactly one line.
+                 */
+                r2 = write_all(fd, "\n", 1);
+                if (r2 == 0)
+                        r2 = fsync_retry(fd);
+                if (r2 < 0) {
+                        r = sbx__fail(err, SBX_E_IO, -r2,
+                                      "sbx_session_log_open: \"%s\": terminating the last line: %s",
+                                      shown, sbx__strerror(-r2));
+                        return r;
+                }
+                *committed = (off_t) size + 1;
+        }
+
+        return SBX_OK;
+}
+
 sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
                               sbx_session_log_report *report, sbx_error *err)
 {
-        static const char prefix[] = REPLAY_FN ": ";
         sbx_session_log *log = NULL;
         sbx_mode_event *events = NULL;
-        sbx_error rerr = { 0, 0, { 0 } };
         char shown_buf[128];
-        const char *shown, *msg;
+        const char *shown;
         char *buf = NULL;
         size_t size, n = 0, torn = 0;
         off_t committed;
-        struct stat st;
-        int fd = -EBADF, flags, e, r2;
+        int fd = -EBADF;
         sbx_code r;
 
         if (path == NULL || path[0] == '\0')
@@ -615,105 +739,20 @@ sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
         if (r != SBX_OK)
                 goto out;
 
-        /*
-         * One handle per log: an exclusive flock(2), held until close, makes
-         * a second opener (another process, or another handle in this one:
-         * flock belongs to the open file description) fail with SBX_E_IO
-         * instead of interleaving appends or replaying a log that is being
-         * written.  It is advisory: only libsandbox handles honour it, and on
-         * NFS Linux emulates it with POSIX locks, which do not conflict
-         * within one process.
-         */
-        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                e = errno;
-                if (e == EINTR)
-                        continue;
-                if (e == EWOULDBLOCK)
-                        r = sbx__fail(err, SBX_E_IO, e,
-                                      "sbx_session_log_open: \"%s\": log is in use "
-                                      "(locked by another handle)",
-                                      shown);
-                else
-                        r = sbx__fail(err, SBX_E_IO, e, "sbx_session_log_open: \"%s\": flock: %s",
-                                      shown, sbx__strerror(e));
+        r = lock_and_check(fd, shown, &size, err);
+        if (r != SBX_OK)
                 goto out;
-        }
-
-        if (fstat(fd, &st) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": fstat: %s",
-                              shown, sbx__strerror(errno));
-                goto out;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                r = sbx__fail(err, SBX_E_INVALID, 0,
-                              "sbx_session_log_open: \"%s\" is not a regular file", shown);
-                goto out;
-        }
-        flags = fcntl(fd, F_GETFL);
-        if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "sbx_session_log_open: \"%s\": fcntl: %s",
-                              shown, sbx__strerror(errno));
-                goto out;
-        }
-        if (st.st_size < 0 || (uintmax_t) st.st_size > (uintmax_t) SBX__SESSION_LOG_MAX_FILE) {
-                r = sbx__fail(err, SBX_E_RANGE, 0,
-                              "sbx_session_log_open: \"%s\" is %jd bytes, above the %zu byte limit",
-                              shown, (intmax_t) st.st_size, SBX__SESSION_LOG_MAX_FILE);
-                goto out;
-        }
-        size = (size_t) st.st_size;
 
         r = read_all(fd, size, shown, &buf, err);
         if (r != SBX_OK)
                 goto out;
 
-        r = sbx__session_log_replay_buf(buf, size, &events, &n, &torn, &rerr);
-        if (r != SBX_OK) {
-                /* "sbx__session_log_replay_buf: line 3: why" becomes
-                 * "sbx_session_log_open: "<path>" line 3: why". */
-                msg = rerr.message;
-                if (strncmp(msg, prefix, sizeof(prefix) - 1) == 0)
-                        msg += sizeof(prefix) - 1;
-                r = sbx__fail(err, r, rerr.sys_errno, "sbx_session_log_open: \"%s\" %s", shown, msg);
+        r = replay(buf, size, shown, &events, &n, &torn, err);
+        if (r != SBX_OK)
                 goto out;
-        }
-
-        committed = (off_t) size;
-        if (torn > 0) {
-                /* Cut the torn append off, durably, so the next append
-                 * starts on a clean line. */
-                committed = (off_t) (size - torn);
-                r2 = ftruncate_retry(fd, committed);
-                if (r2 == 0)
-                        r2 = fsync_retry(fd);
-                if (r2 < 0) {
-                        r = sbx__fail(err, SBX_E_IO, -r2,
-                                      "sbx_session_log_open: \"%s\": cutting off the torn last line: %s",
-                                      shown, sbx__strerror(-r2));
-                        goto out;
-                }
-        } else if (size > 0 && buf[size - 1] != '\n') {
-                /*
-                 * The last record is complete but lost its '\n' (a crash
-                 * between the record and its newline cannot happen, as both
-                 * go in one write, but a hand edit can).  It is kept, and
-                 * the newline is written and fsynced here, at open, rather
-                 * than prepended to the next append: the file then always
-                 * ends at a line boundary after open, and every append stays
-                 * exactly one line.
-                 */
-                r2 = write_all(fd, "\n", 1);
-                if (r2 == 0)
-                        r2 = fsync_retry(fd);
-                if (r2 < 0) {
-                        r = sbx__fail(err, SBX_E_IO, -r2,
-                                      "sbx_session_log_open: \"%s\": terminating the last line: %s",
-                                      shown, sbx__strerror(-r2));
-                        goto out;
-                }
-                committed = (off_t) size + 1;
-        }
-
+        r = repair_tail(fd, shown, buf, size, torn, &committed, err);
+        if (r != SBX_OK)
+                goto out;
         log->fd = fd;
         fd = -EBADF;
         log->committed = committed;
