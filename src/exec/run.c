@@ -372,122 +372,115 @@ static void run_unregister(struct sbx_executor_set *s, struct sbx__running *me,
         (void) pthread_mutex_unlock(&s->lock);
 }
 
-sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_result *res,
+/* One run's state, from its admission to its cleanup. */
+struct run {
+        sbx_executor *ex;
+        const sbx_run_options *o;
+        struct sbx__running me;
+        sbx_plan *plan;
+        sbx_child *child;
+        char cwd[SBX_PATH_MAX];
+        int po[2], pe[2], pi[2];
+        size_t n_w, n_targets;          /* the grants' widenings and network targets */
+        int registered, spent, started, warm_locked, net_allow;
+};
+
+/* Under the set's lock: the tokens taken, the plan of this one run
+ * (the grants' strings are copied while the lock holds them), the run
+ * registered so a cancel or a close finds it. */
+static sbx_code run_admit(const char *fn, struct run *rn, const char *command, int gated,
                           sbx_error *err)
 {
-        static const char fn[] = "sbx_executor_run";
-        struct sbx_executor_set *s;
-        struct sbx__running me;
+        struct sbx_executor_set *s = rn->ex->set;
+        const sbx_run_options *o = rn->o;
         struct sbx__widen *w = NULL;
-        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
-        sbx_plan *plan = NULL;
-        sbx_child *child = NULL;
-        struct sink out = { -1, NULL, 0, 0, 0, 0 }, errs = { -1, NULL, 0, 0, 0, 0 };
-        char cwd[SBX_PATH_MAX], *command = NULL;
-        const char **argv = NULL;
-        int32_t access = SBX_ACCESS_DENY;
-        int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 }, registered = 0;
-        int net_allow = 0, cmd_allow = 0, st = 0, spent = 0, started = 0, warm_locked = 0;
-        size_t n_w = 0, n_targets = 0;
         const char **targets = NULL;
-        sbx_error own_err;
+        size_t n_w = 0, n_targets = 0;
+        int cmd_allow = 0;
         sbx_code r;
-
-        if (err == NULL)
-                err = &own_err;         /* the spawn's errno decides a code below */
-        r = run_options_check(fn, ex, o, res, err);
-        if (r != SBX_OK)
-                return r;
-        s = ex->set;
-        r = build_argv(fn, o, &command, &argv, err);
-        if (r != SBX_OK)
-                return r;
-        /* The normalized command must be one access_for accepts. */
-        r = sbx_profile_access_for(s->profile, SBX_PROFILE_ACCESS_VERSION, "command.execute",
-                                   command, &access, err);
-        if (r == SBX_OK)
-                r = run_cwd(fn, o->cwd != NULL ? o->cwd : s->plan->workspace_root, cwd, err);
-        if (r != SBX_OK)
-                goto out;
-        if (access == SBX_ACCESS_DENY) {
-                r = sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: command.execute is Deny for this "
-                              "command", fn);
-                goto out;
-        }
 
         (void) pthread_mutex_lock(&s->lock);
         if (s->closed) {
                 (void) pthread_mutex_unlock(&s->lock);
-                r = sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
-                goto out;
+                return sbx__fail(err, SBX_E_CLOSED, 0, "%s: the executor set is closed", fn);
         }
-        r = sbx__grants_take(ex, o->tokens, o->n_tokens, o->execution_id, command, cwd,
-                             access == SBX_ACCESS_GATED, &w, &n_w, &net_allow, &cmd_allow,
-                             &targets, &n_targets, err);
-        spent = r == SBX_OK && o->n_tokens > 0;
+        r = sbx__grants_take(rn->ex, o->tokens, o->n_tokens, o->execution_id, command, rn->cwd,
+                             gated, &w, &n_w, &rn->net_allow, &cmd_allow, &targets, &n_targets,
+                             err);
+        rn->spent = r == SBX_OK && o->n_tokens > 0;
         if (r == SBX_OK) {
-                /* The plan of this one run (the records' strings are
-                 * copied while the lock holds them). */
-                int e = sbx__plan_widen(s->plan, w, n_w, net_allow, 0,
-                                        s->plan->direct ? NULL : ex->dir, &plan);
+                int e = sbx__plan_widen(s->plan, w, n_w, rn->net_allow, 0,
+                                        s->plan->direct ? NULL : rn->ex->dir, &rn->plan);
 
                 if (e == 0 && n_targets > 0)
-                        e = sbx__plan_add_allow(plan, targets, n_targets);
+                        e = sbx__plan_add_allow(rn->plan, targets, n_targets);
                 if (e < 0)
                         r = sbx__fail(err, SBX_E_NOMEM, -e, "%s: no memory", fn);
                 else if (cmd_allow)
-                        plan->command = SBX_ACCESS_ALLOW;
+                        rn->plan->command = SBX_ACCESS_ALLOW;
         }
         if (r == SBX_OK) {
-                me.ex = ex;
-                me.child = NULL;
-                me.execution_id = o->execution_id;
-                atomic_init(&me.cancelled, 0);
-                me.next = s->running;
-                s->running = &me;
+                rn->me.ex = rn->ex;
+                rn->me.child = NULL;
+                rn->me.execution_id = o->execution_id;
+                atomic_init(&rn->me.cancelled, 0);
+                rn->me.next = s->running;
+                s->running = &rn->me;
                 s->n_running++;
-                registered = 1;
+                rn->registered = 1;
         }
         (void) pthread_mutex_unlock(&s->lock);
+        rn->n_w = n_w;
+        rn->n_targets = n_targets;
         free(w);
         free(targets);
-        if (r != SBX_OK)
-                goto out;
+        return r;
+}
 
-        if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
-            (o->stdin_data != NULL ? pipe2(pi, O_CLOEXEC)
-                                   : (pi[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) < 0) {
-                r = sbx__fail(err, SBX_E_IO, errno, "%s: cannot make the output pipes: %s", fn,
-                              sbx__strerror(errno));
-                goto out;
-        }
-        if (pi[1] >= 0)
-                (void) fcntl(pi[1], F_SETFL, O_NONBLOCK);
-        (void) fcntl(po[0], F_SETFL, O_NONBLOCK);
-        (void) fcntl(pe[0], F_SETFL, O_NONBLOCK);
-        so.backend = s->plan->direct ? SBX_BACKEND_AUTO : s->backend;
-        so.cwd = cwd;
-        so.envp = o->envp;
-        so.stdin_fd = pi[0];
-        so.stdout_fd = po[1];
-        so.stderr_fd = pe[1];
-        so.timeout_ms = o->timeout_ms;
-        if (o->version >= 2)
-                so.flags = o->flags;    /* observed: a cold spawn (sbx__spawn_warm) */
-        /* Without a grant's widening the run's plan is the executor's
-         * own: its warm zygote runs it, unless another run has it now. */
-        if (n_w == 0 && n_targets == 0 && !net_allow && !s->plan->direct &&
-            pthread_mutex_trylock(&ex->warm_lock) == 0) {
-                warm_locked = 1;
-                r = sbx__spawn_warm(&ex->warm, plan, (const char *const *) argv, &so, &child,
-                                    err);
+/* The output pipes (non-blocking on our side) and stdin: a pipe for
+ * stdin_data, else /dev/null. */
+static sbx_code run_pipes(const char *fn, struct run *rn, sbx_error *err)
+{
+        if (pipe2(rn->po, O_CLOEXEC) < 0 || pipe2(rn->pe, O_CLOEXEC) < 0 ||
+            (rn->o->stdin_data != NULL ? pipe2(rn->pi, O_CLOEXEC)
+                                       : (rn->pi[0] = open("/dev/null", O_RDONLY | O_CLOEXEC))) < 0)
+                return sbx__fail(err, SBX_E_IO, errno, "%s: cannot make the output pipes: %s", fn,
+                                 sbx__strerror(errno));
+        if (rn->pi[1] >= 0)
+                (void) fcntl(rn->pi[1], F_SETFL, O_NONBLOCK);
+        (void) fcntl(rn->po[0], F_SETFL, O_NONBLOCK);
+        (void) fcntl(rn->pe[0], F_SETFL, O_NONBLOCK);
+        return SBX_OK;
+}
+
+/* Start the command: on the executor's warm zygote when the run's plan is
+ * the executor's own and no other run holds it, else a cold spawn. */
+static sbx_code run_spawn(const char *fn, struct run *rn, const char *const *argv,
+                          sbx_spawn_options *so, sbx_error *err)
+{
+        struct sbx_executor_set *s = rn->ex->set;
+        sbx_code r;
+
+        so->backend = s->plan->direct ? SBX_BACKEND_AUTO : s->backend;
+        so->cwd = rn->cwd;
+        so->envp = rn->o->envp;
+        so->stdin_fd = rn->pi[0];
+        so->stdout_fd = rn->po[1];
+        so->stderr_fd = rn->pe[1];
+        so->timeout_ms = rn->o->timeout_ms;
+        if (rn->o->version >= 2)
+                so->flags = rn->o->flags;       /* observed: a cold spawn (sbx__spawn_warm) */
+        if (rn->n_w == 0 && rn->n_targets == 0 && !rn->net_allow && !s->plan->direct &&
+            pthread_mutex_trylock(&rn->ex->warm_lock) == 0) {
+                rn->warm_locked = 1;
+                r = sbx__spawn_warm(&rn->ex->warm, rn->plan, argv, so, &rn->child, err);
         } else {
-                r = sbx_spawn(plan, (const char *const *) argv, &so, &child, err);
+                r = sbx_spawn(rn->plan, argv, so, &rn->child, err);
         }
-        close_fd(&pi[0]);
-        close_fd(&po[1]);
-        close_fd(&pe[1]);
-        if (r != SBX_OK && n_w > 0 && err != NULL && err->sys_errno == ELOOP) {
+        close_fd(&rn->pi[0]);
+        close_fd(&rn->po[1]);
+        close_fd(&rn->pe[1]);
+        if (r != SBX_OK && rn->n_w > 0 && err->sys_errno == ELOOP) {
                 /* A granted target (or a root) became a link after it was
                  * verified: the backend refused to follow it. */
                 char why[SBX_ERROR_SIZE];
@@ -497,58 +490,109 @@ sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_re
                 r = sbx__fail(err, SBX_E_GRANT_TARGET_CHANGED, ELOOP, "%s: a granted target "
                               "changed while the run started (%.160s)", fn, why);
         }
-        if (r != SBX_OK)
-                goto out;
-        started = 1;
-        (void) pthread_mutex_lock(&s->lock);
-        me.child = child;
-        if (s->closed)                          /* closed while it started */
-                atomic_store(&me.cancelled, 1);
-        (void) pthread_mutex_unlock(&s->lock);
+        return r;
+}
 
-        out.fd = po[0];
-        out.limit = o->output_cap > 0 ? o->output_cap : OUTPUT_CAP_DEFAULT;
-        errs.fd = pe[0];
-        errs.limit = out.limit;
-        po[0] = pe[0] = -1;
-        pump(child, pi[1], o->stdin_data, o->stdin_len, &out, &errs, &me.cancelled);
-        pi[1] = -1;
-        close_fd(&out.fd);
-        close_fd(&errs.fd);
-        r = sbx_child_wait(child, &st, err);
-        if (r != SBX_OK)
-                goto out;
-        r = run_result(fn, child, o, st, &me, &out, &errs, res, err);
-        if (r != SBX_OK)
-                goto out;
-        run_denial(s, plan, cwd, so.flags, res);
-out:
-        /* The child (and the zygote it may hold) first: a closing set
-         * stops the zygotes once no run is registered. */
-        if (child != NULL)
-                sbx_child_free(child);
-        child = NULL;
-        if (warm_locked)
-                (void) pthread_mutex_unlock(&ex->warm_lock);
-        if (spent && !started && r != SBX_E_GRANT_TARGET_CHANGED) {
+/* Everything a run holds, released: the child (and the zygote it may
+ * hold) first, as a closing set stops the zygotes once no run is
+ * registered. */
+static void run_release(struct run *rn, sbx_code r, sbx_run_result *res)
+{
+        struct sbx_executor_set *s = rn->ex->set;
+        int i;
+
+        if (rn->child != NULL)
+                sbx_child_free(rn->child);
+        rn->child = NULL;
+        if (rn->warm_locked)
+                (void) pthread_mutex_unlock(&rn->ex->warm_lock);
+        if (rn->spent && !rn->started && r != SBX_E_GRANT_TARGET_CHANGED) {
                 /* The command never ran: its tokens are not spent.  A
                  * changed target stays refused (it is not given back). */
                 (void) pthread_mutex_lock(&s->lock);
                 if (!s->closed)
-                        sbx__grants_restore(ex, o->tokens, o->n_tokens);
+                        sbx__grants_restore(rn->ex, rn->o->tokens, rn->o->n_tokens);
                 (void) pthread_mutex_unlock(&s->lock);
         }
-        if (registered)
-                run_unregister(s, &me, res);
-        close_fd(&po[0]);
-        close_fd(&po[1]);
-        close_fd(&pe[0]);
-        close_fd(&pe[1]);
-        close_fd(&pi[0]);
-        close_fd(&pi[1]);
+        if (rn->registered)
+                run_unregister(s, &rn->me, res);
+        for (i = 0; i < 2; i++) {
+                close_fd(&rn->po[i]);
+                close_fd(&rn->pe[i]);
+                close_fd(&rn->pi[i]);
+        }
+        sbx_plan_free(rn->plan);
+}
+
+sbx_code sbx_executor_run(sbx_executor *ex, const sbx_run_options *o, sbx_run_result *res,
+                          sbx_error *err)
+{
+        static const char fn[] = "sbx_executor_run";
+        struct sbx_executor_set *s;
+        struct run rn;
+        sbx_spawn_options so = SBX_SPAWN_OPTIONS_INIT;
+        struct sink out = { -1, NULL, 0, 0, 0, 0 }, errs = { -1, NULL, 0, 0, 0, 0 };
+        char *command = NULL;
+        const char **argv = NULL;
+        int32_t access = SBX_ACCESS_DENY;
+        int st = 0;
+        sbx_error own_err;
+        sbx_code r;
+
+        if (err == NULL)
+                err = &own_err;         /* the spawn's errno decides a code below */
+        r = run_options_check(fn, ex, o, res, err);
+        if (r != SBX_OK)
+                return r;
+        s = ex->set;
+        memset(&rn, 0, sizeof(rn));
+        rn.ex = ex;
+        rn.o = o;
+        rn.po[0] = rn.po[1] = rn.pe[0] = rn.pe[1] = rn.pi[0] = rn.pi[1] = -1;
+        r = build_argv(fn, o, &command, &argv, err);
+        if (r != SBX_OK)
+                return r;
+        /* The normalized command must be one access_for accepts. */
+        r = sbx_profile_access_for(s->profile, SBX_PROFILE_ACCESS_VERSION, "command.execute",
+                                   command, &access, err);
+        if (r == SBX_OK)
+                r = run_cwd(fn, o->cwd != NULL ? o->cwd : s->plan->workspace_root, rn.cwd, err);
+        if (r == SBX_OK && access == SBX_ACCESS_DENY)
+                r = sbx__fail(err, SBX_E_GRANT_DENIED, 0, "%s: command.execute is Deny for this "
+                              "command", fn);
+        if (r == SBX_OK)
+                r = run_admit(fn, &rn, command, access == SBX_ACCESS_GATED, err);
+        if (r == SBX_OK)
+                r = run_pipes(fn, &rn, err);
+        if (r == SBX_OK)
+                r = run_spawn(fn, &rn, (const char *const *) argv, &so, err);
+        if (r != SBX_OK)
+                goto out;
+        rn.started = 1;
+        (void) pthread_mutex_lock(&s->lock);
+        rn.me.child = rn.child;
+        if (s->closed)                          /* closed while it started */
+                atomic_store(&rn.me.cancelled, 1);
+        (void) pthread_mutex_unlock(&s->lock);
+
+        out.fd = rn.po[0];
+        out.limit = o->output_cap > 0 ? o->output_cap : OUTPUT_CAP_DEFAULT;
+        errs.fd = rn.pe[0];
+        errs.limit = out.limit;
+        rn.po[0] = rn.pe[0] = -1;
+        pump(rn.child, rn.pi[1], o->stdin_data, o->stdin_len, &out, &errs, &rn.me.cancelled);
+        rn.pi[1] = -1;
+        close_fd(&out.fd);
+        close_fd(&errs.fd);
+        r = sbx_child_wait(rn.child, &st, err);
+        if (r == SBX_OK)
+                r = run_result(fn, rn.child, o, st, &rn.me, &out, &errs, res, err);
+        if (r == SBX_OK)
+                run_denial(s, rn.plan, rn.cwd, so.flags, res);
+out:
+        run_release(&rn, r, res);
         free(out.buf);
         free(errs.buf);
-        sbx_plan_free(plan);
         if (o->command != NULL)
                 free(argv);
         free(command);
