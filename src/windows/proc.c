@@ -551,6 +551,152 @@ static void child_state_free(struct sbx__win_child *w)
         free(w);
 }
 
+/* Steps 1 to 3 of a restricted spawn: the per-spawn temp directory (and
+ * scratch HOME) in tmp and home, the spawn SID and the ACL plan applied
+ * for it, the restricted token (or, where it cannot be made, the seed's
+ * partial level: the token layer cleared). */
+static sbx_code restricted_setup(const char *fn, const struct sbx_plan *plan,
+                                 const char *const *envp, struct sbx__win_child *w,
+                                 char *tmp, size_t tmp_size, char *home, size_t home_size,
+                                 struct sbx__winacl_plan *acl, HANDLE *token, uint32_t *layers,
+                                 char **caller_home, sbx_error *err)
+{
+        sbx_code r;
+
+        /* 1. the temp directory (and the scratch HOME) */
+        r = make_tempdir(&w->tempdir, tmp, tmp_size - 8, err);
+        if (r != SBX_OK)
+                return r;
+        (void) snprintf(home, home_size, "%s\\home", tmp);
+        (void) strcat(tmp, "\\tmp");
+        {
+                wchar_t *wt = sbx__win_wide(tmp), *wh = sbx__win_wide(home);
+                int ok = wt != NULL && wh != NULL && CreateDirectoryW(wt, NULL) &&
+                         (plan->home != SBX__ENV_DIR_SCRATCH || CreateDirectoryW(wh, NULL));
+
+                free(wt);
+                free(wh);
+                if (!ok) {
+                        r = sbx__fail(err, SBX_E_IO, EIO, "%s: cannot create the "
+                                      "per-spawn directories in %.200s", fn, tmp);
+                        return r;
+                }
+        }
+        /* 2. the ACL plan */
+        if (sbx__caller_home(envp, caller_home) < 0)
+                *caller_home = NULL;     /* nothing the rules accept: nothing to hide */
+        r = sbx__win_spawn_sid(&w->sid, err);
+        if (r == SBX_OK) {
+                /* The ACL entry goes on the per-spawn root. */
+                char root[SBX__WINPATH_BUF + 8];
+
+                (void) snprintf(root, sizeof(root), "%s", tmp);
+                root[strlen(root) - 4] = '\0';
+                r = sbx__winacl_plan(plan, root, *caller_home, acl, err);
+        }
+        if (r == SBX_OK)
+                r = sbx__win_acl_apply(acl, w->sid, &w->undo, err);
+        if (r != SBX_OK)
+                return r;
+        /* 3. the restricted token, or the seed's partial level */
+        if (sbx__win_restricted_token(acl->restricting, w->sid, token) != 0) {
+                *token = NULL;
+                *layers &= ~SBX__WIN_LAYER_TOKEN;
+        }
+        return SBX_OK;
+}
+
+/* Step 7's first half: the child's stdio, duplicated inheritable, and
+ * the attribute list that lets it inherit those and nothing else. */
+static sbx_code stdio_handles(const char *fn, const sbx_spawn_options *opts, HANDLE dups[3],
+                              HANDLE list[3], size_t *n_list, STARTUPINFOEXW *si,
+                              LPPROC_THREAD_ATTRIBUTE_LIST *attrs, sbx_error *err)
+{
+        SIZE_T asz = 0;
+        size_t i;
+        sbx_code r;
+
+        for (i = 0; i < 3; i++) {
+                static const DWORD which[3] = { STD_INPUT_HANDLE, STD_OUTPUT_HANDLE,
+                                                STD_ERROR_HANDLE };
+                const int32_t fds[3] = { opts->stdin_fd, opts->stdout_fd, opts->stderr_fd };
+                HANDLE h = std_handle(fds[i], which[i]);
+
+                if (h != NULL && DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(),
+                                                 &dups[i], 0, TRUE, DUPLICATE_SAME_ACCESS))
+                        list[(*n_list)++] = dups[i];
+        }
+        memset(si, 0, sizeof(*si));
+        si->StartupInfo.cb = sizeof(*si);
+        si->StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+        si->StartupInfo.hStdInput = dups[0];
+        si->StartupInfo.hStdOutput = dups[1];
+        si->StartupInfo.hStdError = dups[2];
+        (void) InitializeProcThreadAttributeList(NULL, 1, 0, &asz);
+        *attrs = malloc(asz);
+        if (*attrs == NULL || !InitializeProcThreadAttributeList(*attrs, 1, 0, &asz)) {
+                free(*attrs);
+                *attrs = NULL;
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: no attribute list for "
+                              "the handle list", fn);
+                return r;
+        }
+        if (*n_list > 0 &&
+            !UpdateProcThreadAttribute(*attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list,
+                                       *n_list * sizeof(HANDLE), NULL, NULL)) {
+                /* Without the list every inheritable handle of the host
+                 * would reach the child: refuse. */
+                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, sbx__win_errno(GetLastError()),
+                              "%s: cannot restrict the inherited handles (error %lu)", fn,
+                              (unsigned long) GetLastError());
+                return r;
+        }
+        si->lpAttributeList = *attrs;
+        return SBX_OK;
+}
+
+/* The process, suspended: as the restricted token where it can be
+ * assigned, else (the seed's partial level, the token layer cleared) as
+ * the caller. */
+static sbx_code create_process(const char *fn, const char *const *argv, const wchar_t *app,
+                               wchar_t *line, wchar_t *block, const wchar_t *wcwd,
+                               STARTUPINFOEXW *si, size_t n_list, HANDLE *token,
+                               uint32_t *layers, PROCESS_INFORMATION *pi, sbx_error *err)
+{
+        sbx_code r;
+        DWORD e;
+
+        const DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT |
+                            EXTENDED_STARTUPINFO_PRESENT;
+        BOOL ok = FALSE;
+
+        if (*token != NULL) {
+                ok = CreateProcessAsUserW(*token, app, line, NULL, NULL, n_list > 0, flags,
+                                          block, wcwd, &si->StartupInfo, pi);
+                e = ok ? 0 : GetLastError();
+                /* A token this process may not assign: the seed's
+                 * fallback, reported as partial. */
+                if (!ok && e == ERROR_PRIVILEGE_NOT_HELD) {
+                        *layers &= ~SBX__WIN_LAYER_TOKEN;
+                        (void) CloseHandle(*token);
+                        *token = NULL;
+                }
+        }
+        if (*token == NULL && !ok) {
+                ok = CreateProcessW(app, line, NULL, NULL, n_list > 0, flags, block, wcwd,
+                                    &si->StartupInfo, pi);
+                e = ok ? 0 : GetLastError();
+        }
+        if (!ok) {
+                r = sbx__fail(err, e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND
+                                       ? SBX_E_NOT_FOUND : SBX_E_IO,
+                              sbx__win_errno(e), "%s: CreateProcess of \"%.200s\" failed "
+                              "(error %lu)", fn, argv[0], (unsigned long) e);
+                return r;
+        }
+        return SBX_OK;
+}
+
 sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
                         const sbx_spawn_options *opts, int restricted, sbx_child *child,
                         sbx_error *err)
@@ -566,7 +712,6 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
         STARTUPINFOEXW si;
         PROCESS_INFORMATION pi;
         uint32_t layers = SBX__WIN_LAYERS_ALL;
-        SIZE_T asz = 0;
         size_t n_list = 0, i;
         sbx_code r;
         DWORD e;
@@ -590,48 +735,12 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
                 goto fail;
         }
         if (restricted) {
-                /* 1. the temp directory (and the scratch HOME) */
-                r = make_tempdir(&w->tempdir, tmp, sizeof(tmp) - 8, err);
+                r = restricted_setup(fn, plan, opts->envp != NULL ? opts->envp
+                                                : (const char *const *) src, w, tmp, sizeof(tmp),
+                                     home, sizeof(home), &acl, &token, &layers, &caller_home,
+                                     err);
                 if (r != SBX_OK)
                         goto fail;
-                (void) snprintf(home, sizeof(home), "%s\\home", tmp);
-                (void) strcat(tmp, "\\tmp");
-                {
-                        wchar_t *wt = sbx__win_wide(tmp), *wh = sbx__win_wide(home);
-                        int ok = wt != NULL && wh != NULL && CreateDirectoryW(wt, NULL) &&
-                                 (plan->home != SBX__ENV_DIR_SCRATCH || CreateDirectoryW(wh, NULL));
-
-                        free(wt);
-                        free(wh);
-                        if (!ok) {
-                                r = sbx__fail(err, SBX_E_IO, EIO, "%s: cannot create the "
-                                              "per-spawn directories in %.200s", fn, tmp);
-                                goto fail;
-                        }
-                }
-                /* 2. the ACL plan */
-                if (sbx__caller_home(opts->envp != NULL ? opts->envp : (const char *const *) src,
-                                     &caller_home) < 0)
-                        caller_home = NULL;     /* nothing the rules accept: nothing to hide */
-                r = sbx__win_spawn_sid(&w->sid, err);
-                if (r == SBX_OK) {
-                        /* The ACL entry goes on the per-spawn root. */
-                        char root[SBX__WINPATH_BUF + 8];
-
-                        (void) snprintf(root, sizeof(root), "%s", tmp);
-                        root[strlen(root) - 4] = '\0';
-                        r = sbx__winacl_plan(plan, root, caller_home, &acl, err);
-                }
-                if (r == SBX_OK)
-                        r = sbx__win_acl_apply(&acl, w->sid, &w->undo, err);
-                if (r != SBX_OK)
-                        goto fail;
-                /* 3. the restricted token, or the seed's partial level */
-                e = sbx__win_restricted_token(acl.restricting, w->sid, &token);
-                if (e != 0) {
-                        token = NULL;
-                        layers &= ~SBX__WIN_LAYER_TOKEN;
-                }
                 env = child_env(plan, opts->envp != NULL ? opts->envp : (const char *const *) src,
                                 tmp, plan->home == SBX__ENV_DIR_SCRATCH ? home : NULL);
         } else {
@@ -665,72 +774,13 @@ sbx_code sbx__win_start(const struct sbx_plan *plan, const char *const *argv,
         if (r != SBX_OK)
                 goto fail;
         /* 7. stdio only, then the process */
-        for (i = 0; i < 3; i++) {
-                static const DWORD which[3] = { STD_INPUT_HANDLE, STD_OUTPUT_HANDLE,
-                                                STD_ERROR_HANDLE };
-                const int32_t fds[3] = { opts->stdin_fd, opts->stdout_fd, opts->stderr_fd };
-                HANDLE h = std_handle(fds[i], which[i]);
-
-                if (h != NULL && DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(),
-                                                 &dups[i], 0, TRUE, DUPLICATE_SAME_ACCESS))
-                        list[n_list++] = dups[i];
-        }
-        memset(&si, 0, sizeof(si));
-        si.StartupInfo.cb = sizeof(si);
-        si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
-        si.StartupInfo.hStdInput = dups[0];
-        si.StartupInfo.hStdOutput = dups[1];
-        si.StartupInfo.hStdError = dups[2];
-        (void) InitializeProcThreadAttributeList(NULL, 1, 0, &asz);
-        attrs = malloc(asz);
-        if (attrs == NULL || !InitializeProcThreadAttributeList(attrs, 1, 0, &asz)) {
-                free(attrs);
-                attrs = NULL;
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, 0, "%s: no attribute list for "
-                              "the handle list", fn);
+        r = stdio_handles(fn, opts, dups, list, &n_list, &si, &attrs, err);
+        if (r != SBX_OK)
                 goto fail;
-        }
-        if (n_list > 0 &&
-            !UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list,
-                                       n_list * sizeof(HANDLE), NULL, NULL)) {
-                /* Without the list every inheritable handle of the host
-                 * would reach the child: refuse. */
-                r = sbx__fail(err, SBX_E_SANDBOX_UNAVAILABLE, sbx__win_errno(GetLastError()),
-                              "%s: cannot restrict the inherited handles (error %lu)", fn,
-                              (unsigned long) GetLastError());
+        r = create_process(fn, argv, app, line, block, wcwd, &si, n_list, &token, &layers, &pi,
+                           err);
+        if (r != SBX_OK)
                 goto fail;
-        }
-        si.lpAttributeList = attrs;
-        {
-                const DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT |
-                                    EXTENDED_STARTUPINFO_PRESENT;
-                BOOL ok = FALSE;
-
-                if (token != NULL) {
-                        ok = CreateProcessAsUserW(token, app, line, NULL, NULL, n_list > 0, flags,
-                                                  block, wcwd, &si.StartupInfo, &pi);
-                        e = ok ? 0 : GetLastError();
-                        /* A token this process may not assign: the seed's
-                         * fallback, reported as partial. */
-                        if (!ok && e == ERROR_PRIVILEGE_NOT_HELD) {
-                                layers &= ~SBX__WIN_LAYER_TOKEN;
-                                (void) CloseHandle(token);
-                                token = NULL;
-                        }
-                }
-                if (token == NULL && !ok) {
-                        ok = CreateProcessW(app, line, NULL, NULL, n_list > 0, flags, block, wcwd,
-                                            &si.StartupInfo, &pi);
-                        e = ok ? 0 : GetLastError();
-                }
-                if (!ok) {
-                        r = sbx__fail(err, e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND
-                                               ? SBX_E_NOT_FOUND : SBX_E_IO,
-                                      sbx__win_errno(e), "%s: CreateProcess of \"%.200s\" failed "
-                                      "(error %lu)", fn, argv[0], (unsigned long) e);
-                        goto fail;
-                }
-        }
         if (!AssignProcessToJobObject(w->job, pi.hProcess)) {
                 e = GetLastError();
                 (void) TerminateProcess(pi.hProcess, 128 + SIGKILL);
