@@ -225,34 +225,3 @@ void sbx_run_result_free(sbx_run_result *res)
         free(res->err);
         res->out = res->err = NULL;
 }
-
-/* ------------------------------------------ git discovery (gitscan.c) */
-
-/*
- * No discovery on Windows: the Windows backend does not claim
- * protected-paths, so a plan that requires it is refused before a spawn
- * and one that accepts unprotected git needs nothing found.  Saying "found
- * nothing" here is therefore what the spawn enforces.
- */
-int sbx__git_discover(const char *const *roots, size_t n_roots, const char *const *envp,
-                      struct sbx__gitscan *out)
-{
-        (void) roots;
-        (void) n_roots;
-        (void) envp;
-        memset(out, 0, sizeof(*out));
-        return 0;
-}
-
-void sbx__gitscan_free(struct sbx__gitscan *g)
-{
-        size_t i;
-
-        if (g == NULL)
-                return;
-        for (i = 0; i < g->n; i++)
-                free(g->v[i].path);
-        free(g->v);
-        free(g->fail);
-        memset(g, 0, sizeof(*g));
-}

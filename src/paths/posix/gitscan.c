@@ -502,21 +502,6 @@ static int enclosing(struct scan *s, const char *root)
         return 0;
 }
 
-void sbx__gitscan_free(struct sbx__gitscan *g)
-{
-        size_t i;
-
-        if (g == NULL)
-                return;
-        for (i = 0; i < g->n; i++)
-                free(g->v[i].path);
-        free(g->v);
-        free(g->fail);
-        g->v = NULL;
-        g->n = g->cap = 0;
-        g->fail = NULL;
-}
-
 int sbx__git_discover(const char *const *roots, size_t n_roots, const char *const *envp,
                       struct sbx__gitscan *out)
 {
