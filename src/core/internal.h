@@ -120,6 +120,29 @@ void sbx__strv_push2(struct sbx__strv *s, const char *a, const char *b);
 char **sbx__strv_finish(struct sbx__strv *s, size_t *n_out);
 void sbx__strv_discard(struct sbx__strv *s);
 
+/* ------------------------------------------------------------- SHA-256 */
+
+/*
+ * SHA-256, the platform's: core/posix/sha256.c (nettle), core/win32/sha256.c
+ * (CNG).  init: 0 or -errno (the POSIX one never fails); update never
+ * fails (a Windows failure is kept for final); final writes the 32-byte
+ * digest and releases the state: 0 or -errno, after which the digest must
+ * not be used.  The state is the caller's, no heap on POSIX.
+ */
+#define SBX__SHA256_SIZE 32
+struct sbx__sha256 {
+        union {
+                long double  align_ld;
+                void        *align_p;
+                uint64_t     align_u64;
+                unsigned char bytes[256];
+        } u;
+        int failed;
+};
+int sbx__sha256_init(struct sbx__sha256 *h);
+void sbx__sha256_update(struct sbx__sha256 *h, const void *data, size_t n);
+int sbx__sha256_final(struct sbx__sha256 *h, uint8_t digest[SBX__SHA256_SIZE]);
+
 /* -------------------------------------------------------------- clocks */
 
 /* CLOCK_MONOTONIC in ms, in us (clock.c). */

@@ -1,30 +1,28 @@
 /*
- * fingerprint.c - sbx_profile_fingerprint: a SHA-256 (nettle) over the
- * canonical serialization of a profile's configured authority
- * (docs/profiles.md, "Fingerprint").
+ * fingerprint.c - sbx_profile_fingerprint: a SHA-256 (the platform's,
+ * core/posix/sha256.c or core/win32/sha256.c) over the canonical
+ * serialization of a profile's configured authority (docs/profiles.md,
+ * "Fingerprint").
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <nettle/sha2.h>
-#include <nettle/version.h>
-
 #include "profile/profile_internal.h"
 
-static void fp_bytes(struct sha256_ctx *ctx, const char *s, size_t n)
+static void fp_bytes(struct sbx__sha256 *ctx, const char *s, size_t n)
 {
-        sha256_update(ctx, n, (const uint8_t *) s);
+        sbx__sha256_update(ctx, s, n);
 }
 
-static void fp_str(struct sha256_ctx *ctx, const char *s)
+static void fp_str(struct sbx__sha256 *ctx, const char *s)
 {
         fp_bytes(ctx, s, strlen(s));
 }
 
 /* "<decimal length>:<bytes>": no path can forge a line or a field. */
-static void fp_path(struct sha256_ctx *ctx, const char *path)
+static void fp_path(struct sbx__sha256 *ctx, const char *path)
 {
         char num[32];
         size_t n = strlen(path);
@@ -34,7 +32,7 @@ static void fp_path(struct sha256_ctx *ctx, const char *path)
         fp_bytes(ctx, path, n);
 }
 
-static void fp_line(struct sha256_ctx *ctx, const char *key, const char *value)
+static void fp_line(struct sbx__sha256 *ctx, const char *key, const char *value)
 {
         fp_str(ctx, key);
         fp_str(ctx, "=");
@@ -77,8 +75,8 @@ sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t b
 {
         static const char hex[] = "0123456789abcdef";
         const char *fn = "sbx_profile_fingerprint";
-        uint8_t digest[SHA256_DIGEST_SIZE];
-        struct sha256_ctx ctx;
+        uint8_t digest[SBX__SHA256_SIZE];
+        struct sbx__sha256 ctx;
         char num[32];
         size_t i;
 
@@ -91,7 +89,9 @@ sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t b
                                  "%s: buflen is %zu; SBX_FINGERPRINT_SIZE (%d) bytes are needed",
                                  fn, buflen, SBX_FINGERPRINT_SIZE);
 
-        sha256_init(&ctx);
+        if (sbx__sha256_init(&ctx) < 0)
+                return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: this system offers no SHA-256",
+                                 fn);
         fp_str(&ctx, "sbx-profile-v1\n");
         fp_str(&ctx, "workspace_root=");
         fp_path(&ctx, profile->workspace_root);
@@ -138,11 +138,8 @@ sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t b
                         fp_str(&ctx, "\n");
                 }
         }
-#if NETTLE_VERSION_MAJOR >= 4
-        sha256_digest(&ctx, digest);
-#else
-        sha256_digest(&ctx, sizeof(digest), digest);
-#endif
+        if (sbx__sha256_final(&ctx, digest) < 0)
+                return sbx__fail(err, SBX_E_INTERNAL, 0, "%s: the SHA-256 failed", fn);
         for (i = 0; i < sizeof(digest); i++) {
                 buf[2 * i] = hex[digest[i] >> 4];
                 buf[2 * i + 1] = hex[digest[i] & 0x0f];

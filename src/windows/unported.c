@@ -96,17 +96,6 @@ sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_fi
         return unsupported("sbx_policy_file_parse", "the policy file parser (json-c)", err);
 }
 
-/* ----------------------------------------- fingerprint (fingerprint.c) */
-
-sbx_code sbx_profile_fingerprint(const sbx_profile *profile, char *buf, size_t buflen,
-                                 sbx_error *err)
-{
-        (void) profile;
-        (void) buf;
-        (void) buflen;
-        return unsupported("sbx_profile_fingerprint", "the profile fingerprint (nettle)", err);
-}
-
 /* --------------------------------- executors (executor.c, run.c, grant.c) */
 
 void sbx_executor_set_options_init(sbx_executor_set_options *opts)
