@@ -5,7 +5,7 @@
 # out; src/windows/unported.c gives their public functions a Windows
 # answer (SBX_E_UNSUPPORTED or a no-op) and their internal ones a stand-in.
 set(SBX_WIN_UNPORTED
-  src/exec/run.c src/exec/executor.c src/exec/grant.c src/exec/init.c
+  src/exec/run.c src/exec/executor.c src/exec/grant.c
   src/session/log.c src/profile/policyfile.c)
 foreach(f ${SBX_WIN_UNPORTED})
   list(REMOVE_ITEM SBX_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${f})

@@ -24,16 +24,6 @@ static sbx_code unsupported(const char *fn, const char *what, sbx_error *err)
                          "yet (docs/windows.md)", fn, what);
 }
 
-/* ----------------------------------------------- stage-2 runner (init.c) */
-
-/* No stage-2 runner on Windows: the backend spawns the command itself. */
-sbx_code sbx_init(int argc, char **argv)
-{
-        (void) argc;
-        (void) argv;
-        return SBX_OK;
-}
-
 /* ----------------------------------------------- session log (log.c) */
 
 sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
