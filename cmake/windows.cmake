@@ -6,7 +6,7 @@
 # answer (SBX_E_UNSUPPORTED or a no-op) and their internal ones a stand-in.
 set(SBX_WIN_UNPORTED
   src/exec/run.c src/exec/executor.c src/exec/grant.c
-  src/session/log.c src/profile/policyfile.c)
+  src/session/log.c)
 foreach(f ${SBX_WIN_UNPORTED})
   list(REMOVE_ITEM SBX_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${f})
 endforeach()

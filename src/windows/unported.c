@@ -57,35 +57,6 @@ void sbx_session_log_close(sbx_session_log *log)
         (void) log;     /* none can be opened */
 }
 
-/* ------------------------------------- policy file parser (policyfile.c) */
-
-void sbx_policy_settings_init(sbx_policy_settings *settings)
-{
-        static const sbx_policy_settings init = SBX_POLICY_SETTINGS_INIT;
-
-        if (settings != NULL)
-                *settings = init;
-}
-
-sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, size_t len,
-                            sbx_policy_file **out, sbx_error *err)
-{
-        (void) name;
-        (void) text;
-        (void) len;
-        (void) out;
-        return unsupported(fn, "the policy file parser (json-c)", err);
-}
-
-sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_file **out,
-                               sbx_error *err)
-{
-        (void) text;
-        (void) name;
-        (void) out;
-        return unsupported("sbx_policy_file_parse", "the policy file parser (json-c)", err);
-}
-
 /* --------------------------------- executors (executor.c, run.c, grant.c) */
 
 void sbx_executor_set_options_init(sbx_executor_set_options *opts)
