@@ -1,9 +1,10 @@
 # Windows build (included from CMakeLists.txt when WIN32; docs/windows.md,
-# "Building").  The portable layers build as they are, with a small POSIX
+# "Building").  Which files build is CMakeLists.txt's folder rule (each
+# layer's files and its win32/ subfolder, no src/net/), with a small POSIX
 # compat (src/windows/compat/, force-included) and the Windows backend
-# (src/windows/).  Files whose work is POSIX through and through are left
-# out; src/windows/unported.c gives their public functions a Windows
-# answer (SBX_E_UNSUPPORTED or a no-op) and their internal ones a stand-in.
+# (src/windows/).  The four files below are what is left of the old
+# exclusion list (issue 22 item 6): src/windows/unported.c answers their
+# public functions with SBX_E_UNSUPPORTED until they are split the same way.
 set(SBX_WIN_UNPORTED
   src/exec/run.c src/exec/executor.c src/exec/grant.c
   src/session/log.c)

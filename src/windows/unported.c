@@ -1,13 +1,14 @@
 /*
- * unported.c - the Windows answers of the files the Windows build leaves
- * out (cmake/windows.cmake): their work is POSIX through and through
- * (fork-free pipes and poll for the executor's capture, flock and fsync
- * for the session log, json-c, nettle).  Public functions say so with
- * SBX_E_UNSUPPORTED and write nothing; internal ones used by built files
- * get an honest stand-in.  A public function added to one of those files
- * needs its line here: scripts/ci-windows checks the DLL exports every
- * function sandbox.h declares.  docs/windows.md, "What the Windows build
- * leaves out".
+ * unported.c - the Windows answers of the four files the Windows build
+ * still leaves out (cmake/windows.cmake): the executor's (pipes and poll
+ * for the capture, getrandom, symlinkat) and the session log (json-c,
+ * flock, fsync).  Public functions say so with SBX_E_UNSUPPORTED and write
+ * nothing.  Being retired (issue 22 item 6): everything else builds by the
+ * folder rule of CMakeLists.txt, each public function defined once, and
+ * these go the same way (their POSIX internals into a posix/ subfolder
+ * with a win32/ sibling).  Until then a public function added to one of
+ * those files needs its line here: scripts/ci-windows checks the DLL
+ * exports every function sandbox.h declares.  docs/windows.md, "Building".
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -16,7 +17,6 @@
 
 #include "win_internal.h"
 #include "paths/paths_internal.h"
-#include "profile/policyfile_internal.h"
 
 static sbx_code unsupported(const char *fn, const char *what, sbx_error *err)
 {
