@@ -1,20 +1,19 @@
 # Windows build (included from CMakeLists.txt when WIN32; docs/windows.md,
-# "Building").  The portable layers build as they are, with a small POSIX
+# "Building").  Which files build is CMakeLists.txt's folder rule (each
+# layer's files and its win32/ subfolder, no src/net/), with a small POSIX
 # compat (src/windows/compat/, force-included) and the Windows backend
-# (src/windows/).  What builds where is a property of the file: a file
-# whose work is POSIX through and through says so in its head comment
-# (" * Builds on: POSIX (why; ...)") and is left out here; src/windows/
-# unported.c gives its public functions the Windows answer
-# (SBX_E_UNSUPPORTED) and its internal ones a stand-in, and
-# scripts/ci-windows checks the DLL still exports every public function.
+# (src/windows/).  A file whose work is POSIX through and through but that
+# sits beside portable files (not yet split into posix/ and win32/) says so
+# in its head comment (" * Builds on: POSIX (why; ...)") and is left out
+# here; src/windows/unported.c answers its public functions with
+# SBX_E_UNSUPPORTED, and scripts/ci-windows checks the DLL still exports
+# every public function.
 foreach(f ${SBX_SOURCES})
   file(STRINGS ${f} sbx_posix_only REGEX "^ \\* Builds on: POSIX" LIMIT_COUNT 1)
   if(sbx_posix_only)
     list(REMOVE_ITEM SBX_SOURCES ${f})
   endif()
 endforeach()
-# The egress proxy (src/net/) is POSIX sockets and threads: not built.
-list(FILTER SBX_SOURCES EXCLUDE REGEX "/src/net/")
 file(GLOB SBX_WIN_SOURCES CONFIGURE_DEPENDS src/windows/*.c)
 list(APPEND SBX_SOURCES ${SBX_WIN_SOURCES})
 

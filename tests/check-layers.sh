@@ -8,12 +8,13 @@
 #       backend interface backend/backend.h only
 #   backend (the table, detection) -> the OS backends
 #   exec -> backend and everything below
-# A file may never include a header of a layer above it.
+# A file may never include a header of a layer above it.  A layer's posix/
+# and win32/ subfolders (CMakeLists.txt: where a file builds) are the layer.
 set -eu
 root=$1
 fail=0
 check() { # layer, forbidden-regex
-        for f in "$root"/src/"$1"/*.[ch]; do
+        for f in "$root"/src/"$1"/*.[ch] "$root"/src/"$1"/*/*.[ch]; do
                 [ -e "$f" ] || continue
                 if grep -nE "#include \"($2)/" "$f"; then
                         echo "layering: $f includes a higher layer ($2)" >&2
@@ -44,13 +45,21 @@ done
 check backend 'exec|net'
 # No portable layer includes an OS backend's header.
 for l in core policy paths session profile compile net exec; do
-        for f in "$root"/src/"$l"/*.[ch]; do
+        for f in "$root"/src/"$l"/*.[ch] "$root"/src/"$l"/*/*.[ch]; do
                 [ -e "$f" ] || continue
                 if grep -nE '#include "(linux|darwin|windows)/' "$f"; then
                         echo "layering: $f (portable) includes an OS backend header" >&2
                         fail=1
                 fi
         done
+done
+# A layer folder's only subfolders are posix/ and win32/ (CMakeLists.txt).
+for d in "$root"/src/*/*/; do
+        [ -d "$d" ] || continue
+        case $d in
+        */src/windows/compat/ | */src/[a-z]*/posix/ | */src/[a-z]*/win32/) ;;
+        *) echo "layering: $d is neither posix/ nor win32/ (CMakeLists.txt)" >&2; fail=1 ;;
+        esac
 done
 # Every source file sits in a layer folder (no src/*.c outside them).
 for f in "$root"/src/*.c; do

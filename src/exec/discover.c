@@ -1,6 +1,6 @@
 /*
  * discover.c - sbx_plan_discover: the plan with the git locations found on
- * disk added as protected rules (src/paths/gitscan.c, docs/git.md).  Every
+ * disk added as protected rules (src/paths/posix/gitscan.c, docs/git.md).  Every
  * spawn of a plan that protects paths goes through it, so a repository
  * nested in the workspace, a "gitdir:" target or a core.hooksPath
  * directory is as read-only as <workspace>/.git.

@@ -22,6 +22,15 @@
  */
 sbx_code sbx__admit(const struct sbx_plan *plan, const char *fn, sbx_error *err);
 
+/*
+ * The stage-2 runner, for sbx_init (init.c) when argv[1] is
+ * SBX__STAGE2_FLAG.  posix/runner.c: this process becomes the runner and
+ * never returns (it prints one line and exits 125 on a failure).
+ * win32/runner.c: SBX_OK (no stage-2 runner: the backend spawns the
+ * command itself).
+ */
+sbx_code sbx__runner_main(int argc, char **argv);
+
 /* discover.c: sbx_plan_discover with `fn` naming the entry point. */
 sbx_code sbx__plan_discover(const sbx_plan *plan, const char *fn, sbx_plan **out,
                             sbx_error *err);

@@ -497,7 +497,7 @@ static sbx_code build_homes(const struct sbx_plan *plan, const char *bwrap,
 }
 
 /* HOME and the account's home, as every backend resolves them
- * (paths/lookup.c).  With an isolated HOME, one that exists but cannot be
+ * (paths/posix/home.c).  With an isolated HOME, one that exists but cannot be
  * resolved cannot be hidden: fail closed, as the other rungs do. */
 static sbx_code resolve_homes(const struct sbx_plan *plan, const char *const *envp, char **home,
                               char **home2, const char *fn, sbx_error *err)

@@ -1,5 +1,5 @@
 /*
- * gitscan_internal.h - what gitscan.c (the walk, the repositories),
+ * gitscan_internal.h - what posix/gitscan.c (the walk, the repositories),
  * gitprotect.c (the scan's state, the protection) and gitconfig.c (git's
  * configuration: reading, key types, evaluation) share.  Not installed;
  * docs/git.md.

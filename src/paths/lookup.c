@@ -1,12 +1,10 @@
 /*
- * lookup.c - the one PATH lookup and the one HOME resolver, shared by every
- * backend and by the runner (docs/architecture.md).
- * Builds on: POSIX (the password database (pwd.h); src/windows/unported.c answers on Windows).
+ * lookup.c - the one PATH lookup, shared by every backend and by the runner
+ * (docs/architecture.md); the environment lookup and the HOME resolver it
+ * uses are the platform's (posix/home.c, win32/home.c).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
-#include <limits.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,17 +81,6 @@ int sbx__which_visible(const char *name, const char *path_list,
         return best;
 }
 
-const char *sbx__env_get(const char *const *envp, const char *name)
-{
-        size_t n = strlen(name), i;
-        const char *v = NULL;
-
-        for (i = 0; envp != NULL && envp[i] != NULL; i++)
-                if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-                        v = envp[i] + n + 1;    /* the last one wins, as getenv */
-        return v;
-}
-
 int sbx__command_lookup(const char *argv0, const char *const *envp, char **out)
 {
         return sbx__command_lookup_visible(argv0, envp, NULL, NULL, out);
@@ -112,65 +99,4 @@ int sbx__command_lookup_visible(const char *argv0, const char *const *envp,
                 return *out != NULL ? 0 : -ENOMEM;
         }
         return sbx__which_visible(argv0, sbx__env_get(envp, "PATH"), visible, ctx, out);
-}
-
-int sbx__account_home(char **out)
-{
-        struct passwd pw, *res = NULL;
-        char *buf, canon[PATH_MAX];
-        long sz = sysconf(_SC_GETPW_R_SIZE_MAX);
-        int r = 0;
-
-        *out = NULL;
-        if (sz < 1024 || sz > 1 << 20)
-                sz = 16384;
-        buf = malloc((size_t) sz);
-        if (buf == NULL)
-                return -ENOMEM;
-        if (getpwuid_r(geteuid(), &pw, buf, (size_t) sz, &res) == 0 && res != NULL &&
-            pw.pw_dir != NULL && pw.pw_dir[0] == '/') {
-                if (realpath(pw.pw_dir, canon) == NULL) {
-                        if (errno != ENOENT && errno != ENOTDIR)
-                                r = errno != 0 ? -errno : -EIO;
-                } else if (strcmp(canon, "/") != 0 && (*out = sbx__strdup(canon)) == NULL) {
-                        r = -ENOMEM;
-                }
-        }
-        free(buf);
-        return r;
-}
-
-int sbx__caller_home(const char *const *envp, char **out)
-{
-        const char *h = sbx__env_get(envp, "HOME");
-        struct passwd pw, *res = NULL;
-        char *buf = NULL, canon[PATH_MAX];
-        long sz;
-        int r = 0;
-
-        *out = NULL;
-        if (h == NULL || h[0] != '/') {
-                h = NULL;
-                sz = sysconf(_SC_GETPW_R_SIZE_MAX);
-                if (sz < 1024 || sz > 1 << 20)
-                        sz = 16384;
-                buf = malloc((size_t) sz);
-                if (buf == NULL)
-                        return -ENOMEM;
-                if (getpwuid_r(geteuid(), &pw, buf, (size_t) sz, &res) == 0 && res != NULL &&
-                    pw.pw_dir != NULL && pw.pw_dir[0] == '/')
-                        h = pw.pw_dir;
-        }
-        if (h != NULL) {
-                if (realpath(h, canon) == NULL) {
-                        /* Nothing there is nothing to hide; anything else
-                         * (EACCES, ELOOP) cannot be hidden: fail closed. */
-                        if (errno != ENOENT && errno != ENOTDIR)
-                                r = errno != 0 ? -errno : -EIO;
-                } else if ((*out = sbx__strdup(canon)) == NULL) {
-                        r = -ENOMEM;
-                }
-        }
-        free(buf);
-        return r;
 }

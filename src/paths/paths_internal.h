@@ -40,7 +40,7 @@ sbx_code sbx__path_canonical_buf(const char *fn, const char *what, const char *p
  */
 sbx_code sbx__roots_collapse(char **v, size_t n, size_t *n_out);
 
-/* ---------------------------------------------------------- gitscan.c */
+/* ------------- posix/gitscan.c (win32/gitscan.c finds nothing), gitfound.c */
 
 /* One location git reads as configuration or runs as code. */
 struct sbx__gitloc {

@@ -2,7 +2,7 @@
  * policyfile_build.c - reading a policy file (sbx_policy_file_load) and
  * what it makes: its profile (sbx_policy_file_profile,
  * sbx_profile_from_file/_string) and the environment entries of its
- * spawns (sbx_policy_file_env).  The schema is policyfile.c's, the
+ * spawns (sbx_policy_file_env).  The schema is posix/policyfile.c's, the
  * document's free and getters policyfile_doc.c's.
  *
  * The profile is the mode's named profile (sbx__profile_mode_config) with

@@ -1,7 +1,7 @@
 /*
  * policyfile_doc.c - a parsed policy file as an object: its free and its
  * getters (sbx_policy_file_free, _name, _settings, _line).  A leaf under
- * the parser (policyfile.c, which frees a document it cannot finish) and
+ * the parser (posix/policyfile.c, which frees a document it cannot finish) and
  * the reader and builder (policyfile_build.c), so that those two do not
  * call each other.  The representation: policyfile_internal.h.
  * SPDX-License-Identifier: Apache-2.0

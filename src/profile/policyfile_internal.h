@@ -60,11 +60,20 @@ uint32_t sbx__pf_keys_line(const struct sbx__pf_keys *k, const char *path);
 #define SBX__PF_NAME_KEEP 96
 char *sbx__pf_message_name(const char *name);
 
-/* A document from text[0..len) under name (policyfile.c): the scan, the
- * schema, the settings.  *out only on success; fn names the public
+/* A document from text[0..len) under name (policyfile_parse.c): the scan,
+ * the schema, the settings.  *out only on success; fn names the public
  * function in an out-of-memory message. */
 sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, size_t len,
                             sbx_policy_file **out, sbx_error *err);
+
+/* The line (from 1) of text[off] (policyfile_scan.c). */
+uint32_t sbx__pf_line_of(const char *text, size_t off);
+
+/* The platform's schema: fill pf (its settings initialised) from the
+ * NUL-free text[0..len), errors naming msgname.  posix/policyfile.c
+ * (json-c); win32/policyfile.c: SBX_E_UNSUPPORTED, pf untouched. */
+sbx_code sbx__pf_parse_document(sbx_policy_file *pf, const char *msgname, const char *text,
+                                size_t len, sbx_error *err);
 
 struct sbx_policy_file {
         char               *name;

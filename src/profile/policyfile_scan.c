@@ -1,7 +1,7 @@
 /*
  * policyfile_scan.c - the line of every key of a policy file.
  *
- * json-c parses the document (policyfile.c) but reports lines only for
+ * json-c parses the document (posix/policyfile.c) but reports lines only for
  * syntax errors, silently keeps the last of two equal keys, and accepts a
  * few things JSON is not (single-quoted keys, raw control characters in
  * strings, NaN, Infinity, a key cut at "\u0000").  This scanner walks the
@@ -506,4 +506,14 @@ uint32_t sbx__pf_keys_line(const struct sbx__pf_keys *k, const char *path)
                 if (strcmp(k->v[i].path, path) == 0)
                         return k->v[i].line;
         return 0;
+}
+
+uint32_t sbx__pf_line_of(const char *text, size_t off)
+{
+        uint32_t line = 1;
+        size_t i;
+
+        for (i = 0; i < off; i++)
+                line += text[i] == '\n';
+        return line;
 }

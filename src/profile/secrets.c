@@ -7,7 +7,7 @@
  *
  * This is the only part of the profile layer that reads the host beyond
  * canonicalising paths: HOME, the password database entry of the effective
- * uid (paths/lookup.c), /etc/passwd (read here, no getpwent: thread-safe)
+ * uid (paths/posix/home.c), /etc/passwd (read here, no getpwent: thread-safe)
  * and lstat of the candidate secret paths.  The result is stored in the
  * profile, so the plan stays a pure function of it.  Rules and reasons:
  * docs/secrets.md.

@@ -1,8 +1,7 @@
 /*
  * posix.c - what the portable layers ask of the OS, answered on Windows:
  * realpath and lstat over the POSIX spelling of drive paths ("/c/Users/me",
- * docs/windows.md "Paths"), fcntl(F_GETFD), the caller's home and the
- * environment lookup of src/paths/lookup.c, and the UTF-8 / UTF-16 and
+ * docs/windows.md "Paths"), fcntl(F_GETFD), and the UTF-8 / UTF-16 and
  * error helpers of the backend.  Every path goes through the Windows path
  * rules (sbx__winpath_from_posix / _to_posix).
  * SPDX-License-Identifier: Apache-2.0
@@ -204,78 +203,4 @@ int sbx_win_fcntl(int fd, int cmd, ...)
                 return -1;
         }
         return 0;
-}
-
-/* ------------------------------------------- lookup.c, for Windows */
-
-const char *sbx__env_get(const char *const *envp, const char *name)
-{
-        const char *found = NULL;
-        size_t n = strlen(name), i, k;
-
-        if (envp == NULL)
-                return NULL;
-        /* Windows names are case-insensitive ("Path" is PATH). */
-        for (i = 0; envp[i] != NULL; i++) {
-                for (k = 0; k < n; k++)
-                        if (sbx__ascii_lower((unsigned char) envp[i][k]) !=
-                            sbx__ascii_lower((unsigned char) name[k]))
-                                break;
-                if (k == n && envp[i][n] == '=')
-                        found = envp[i] + n + 1;
-        }
-        return found;
-}
-
-/* A drive path (or its POSIX spelling) made canonical in the POSIX
- * spelling; 0 with *out NULL when it does not exist. */
-static int home_from(const char *value, char **out)
-{
-        char posix[SBX__WINPATH_BUF], *real;
-
-        *out = NULL;
-        if (value == NULL || value[0] == '\0')
-                return 0;
-        if (value[0] == '/')
-                (void) snprintf(posix, sizeof(posix), "%s", value);
-        else if (sbx__winpath_to_posix(value, posix, sizeof(posix), NULL) != SBX_OK)
-                return -EINVAL;         /* a home the rules refuse: fail closed */
-        real = sbx_win_realpath(posix, NULL);
-        if (real == NULL)
-                return errno == ENOENT ? 0 : -errno;
-        if (strcmp(real, "/") == 0) {
-                free(real);
-                return 0;
-        }
-        *out = real;
-        return 0;
-}
-
-int sbx__caller_home(const char *const *envp, char **out)
-{
-        const char *home = sbx__env_get(envp, "HOME");
-
-        if (home != NULL && home[0] == '/')
-                return home_from(home, out);
-        return home_from(sbx__env_get(envp, "USERPROFILE"), out);
-}
-
-int sbx__account_home(char **out)
-{
-        wchar_t w[SBX__WINPATH_BUF];
-        char *s;
-        DWORD n;
-        int r;
-
-        /* The profile directory of this process's account. */
-        n = GetEnvironmentVariableW(L"USERPROFILE", w, (DWORD) (sizeof(w) / sizeof(w[0])));
-        *out = NULL;
-        if (n == 0 || n >= sizeof(w) / sizeof(w[0]))
-                return 0;
-        s = sbx__win_narrow(w);
-        if (s == NULL)
-                return -ENOMEM;
-        r = home_from(s, out);
-        free(s);
-        return r;
 }

@@ -1,16 +1,16 @@
 /*
- * unported.c - the Windows answers of the files that say "Builds on:
- * POSIX" in their head comment (cmake/windows.cmake leaves them out):
- * their work is POSIX through and through (pipes and poll for the
- * executor's capture, flock and json-c for the session log, json-c for
- * policy files, openat walks for the git scan).  Public functions say so
- * with SBX_E_UNSUPPORTED and write nothing; internal ones used by built
- * files get an honest stand-in.  Pure functions (the *_init functions,
- * sbx_run_result_free, sbx__gitscan_free) are not here: they have their
- * one definition where every build compiles it.  A public function added
- * to a POSIX-only file needs its line here: scripts/ci-windows checks the
- * DLL exports every function sandbox.h declares.  docs/windows.md, "What
- * the Windows build leaves out".
+ * unported.c - the Windows answers of the four files the Windows build
+ * still leaves out (they say "Builds on: POSIX" in their head comment;
+ * cmake/windows.cmake): the executor's (pipes and poll for the capture,
+ * symlinkat for the set registry) and the session log's (json-c, flock,
+ * fsync).  Public functions say so with SBX_E_UNSUPPORTED and write
+ * nothing.  Everything else builds by the folder rule of CMakeLists.txt
+ * (src/<layer>/posix/ and win32/), each public function defined once; the
+ * pure ones (the *_init functions, sbx_run_result_free) live where every
+ * build compiles them.  Until these four are split the same way a public
+ * function added to one of them needs its line here: scripts/ci-windows
+ * checks the DLL exports every function sandbox.h declares.
+ * docs/windows.md, "Building".
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <errno.h>
@@ -19,22 +19,11 @@
 
 #include "win_internal.h"
 #include "paths/paths_internal.h"
-#include "profile/policyfile_internal.h"
 
 static sbx_code unsupported(const char *fn, const char *what, sbx_error *err)
 {
         return sbx__fail(err, SBX_E_UNSUPPORTED, 0, "%s: %s is not available in Windows builds "
                          "yet (docs/windows.md)", fn, what);
-}
-
-/* ----------------------------------------------- stage-2 runner (init.c) */
-
-/* No stage-2 runner on Windows: the backend spawns the command itself. */
-sbx_code sbx_init(int argc, char **argv)
-{
-        (void) argc;
-        (void) argv;
-        return SBX_OK;
 }
 
 /* ----------------------------------------------- session log (log.c) */
@@ -68,27 +57,6 @@ sbx_code sbx_session_log_events(const sbx_session_log *log, const sbx_mode_event
 void sbx_session_log_close(sbx_session_log *log)
 {
         (void) log;     /* none can be opened */
-}
-
-/* ------------------------------------- policy file parser (policyfile.c) */
-
-sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, size_t len,
-                            sbx_policy_file **out, sbx_error *err)
-{
-        (void) name;
-        (void) text;
-        (void) len;
-        (void) out;
-        return unsupported(fn, "the policy file parser (json-c)", err);
-}
-
-sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_file **out,
-                               sbx_error *err)
-{
-        (void) text;
-        (void) name;
-        (void) out;
-        return unsupported("sbx_policy_file_parse", "the policy file parser (json-c)", err);
 }
 
 /* --------------------------------- executors (executor.c, run.c, grant.c) */
@@ -183,23 +151,5 @@ sbx_code sbx_executor_cancel(sbx_executor *ex, const char *execution_id, sbx_err
         (void) ex;
         (void) execution_id;
         return unsupported("sbx_executor_cancel", "the executor", err);
-}
-
-/* ------------------------------------------ git discovery (gitscan.c) */
-
-/*
- * No discovery on Windows: the Windows backend does not claim
- * protected-paths, so a plan that requires it is refused before a spawn
- * and one that accepts unprotected git needs nothing found.  Saying "found
- * nothing" here is therefore what the spawn enforces.
- */
-int sbx__git_discover(const char *const *roots, size_t n_roots, const char *const *envp,
-                      struct sbx__gitscan *out)
-{
-        (void) roots;
-        (void) n_roots;
-        (void) envp;
-        memset(out, 0, sizeof(*out));
-        return 0;
 }
 

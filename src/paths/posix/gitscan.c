@@ -45,7 +45,6 @@
  * locations inside a writable root are reported: everything else is
  * read-only for the command already.
  *
- * Builds on: POSIX (openat walks, the password database; src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dirent.h>

@@ -6,7 +6,6 @@
  * command, a hooks directory, a trusted or data file...), and the
  * evaluation of every value for one repository.
  *
- * Builds on: POSIX (it is part of the git scan (gitscan.c); src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <ctype.h>

@@ -685,16 +685,6 @@ static void finish_list(struct sbx__strv *v, char ***field, const char *const **
         *view = (const char *const *) *field;
 }
 
-static uint32_t line_of(const char *text, size_t off)
-{
-        uint32_t line = 1;
-        size_t i;
-
-        for (i = 0; i < off; i++)
-                line += text[i] == '\n';
-        return line;
-}
-
 /* json-c's parse of text, or a syntax error naming line and column. */
 static sbx_code parse_json(const char *msgname, const char *text, size_t len,
                            json_object **out, sbx_error *err)
@@ -726,13 +716,13 @@ static sbx_code parse_json(const char *msgname, const char *text, size_t len,
         if (je == json_tokener_continue || je == json_tokener_success)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s:%u: not valid JSON: the file ends "
                                  "inside a value (a missing } or ])", msgname,
-                                 (unsigned) line_of(text, len));
+                                 (unsigned) sbx__pf_line_of(text, len));
         return sbx__fail(err, SBX_E_INVALID, 0, "%s:%u:%zu: not valid JSON: %s", msgname,
-                         (unsigned) line_of(text, off), col, json_tokener_error_desc(je));
+                         (unsigned) sbx__pf_line_of(text, off), col, json_tokener_error_desc(je));
 }
 
-static sbx_code parse_document(sbx_policy_file *pf, const char *msgname, const char *text,
-                               size_t len, sbx_error *err)
+sbx_code sbx__pf_parse_document(sbx_policy_file *pf, const char *msgname, const char *text,
+                                size_t len, sbx_error *err)
 {
         struct ctx c;
         json_object *root = NULL, *ver = NULL;
@@ -798,57 +788,4 @@ out:
         sbx__strv_discard(&c.hosts);
         json_object_put(root);
         return r;
-}
-
-sbx_code sbx__pf_parse_text(const char *fn, const char *name, const char *text, size_t len,
-                           sbx_policy_file **out, sbx_error *err)
-{
-        sbx_policy_file *pf;
-        char *msgname;
-        sbx_code r;
-
-        pf = calloc(1, sizeof(*pf));
-        msgname = sbx__pf_message_name(name);
-        if (pf == NULL || msgname == NULL || (pf->name = sbx__strdup(name)) == NULL) {
-                free(msgname);
-                sbx_policy_file_free(pf);
-                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-        }
-        sbx_policy_settings_init(&pf->s);
-        /* A UTF-8 byte order mark, as some editors write, is not JSON. */
-        if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-                text += 3;
-                len -= 3;
-        }
-        if (memchr(text, '\0', len) != NULL)
-                r = sbx__fail(err, SBX_E_INVALID, 0, "%s:%u: a NUL byte; a policy file is "
-                              "UTF-8 text", msgname,
-                              (unsigned) line_of(text, (size_t) ((const char *) memchr(text,
-                                                 '\0', len) - text)));
-        else
-                r = parse_document(pf, msgname, text, len, err);
-        free(msgname);
-        if (r != SBX_OK) {
-                sbx_policy_file_free(pf);
-                return r;
-        }
-        *out = pf;
-        return SBX_OK;
-}
-
-/* ------------------------------------------------------------------ API */
-
-sbx_code sbx_policy_file_parse(const char *text, const char *name, sbx_policy_file **out,
-                               sbx_error *err)
-{
-        const char *fn = "sbx_policy_file_parse";
-
-        if (text == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: text is NULL", fn);
-        if (out == NULL)
-                return sbx__fail(err, SBX_E_INVALID, 0, "%s: out is NULL", fn);
-        if (strlen(text) > SBX__PF_MAX_BYTES)
-                return sbx__fail(err, SBX_E_RANGE, 0, "%s: text is larger than %u bytes", fn,
-                                 SBX__PF_MAX_BYTES);
-        return sbx__pf_parse_text(fn, name != NULL ? name : "<string>", text, strlen(text), out, err);
 }

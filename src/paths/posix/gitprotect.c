@@ -6,7 +6,6 @@
  * A leaf under gitconfig.c (the configuration) and gitscan.c (the walk and
  * the repositories), which both protect what they find; split from
  * gitscan.c so that those two do not call each other.
- * Builds on: POSIX (it is part of the git scan (gitscan.c); src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dirent.h>

@@ -4,7 +4,6 @@
  * modes the command set on its directories; and what tells a dead owner of
  * a scratch entry from a live one (its name carries the owner's pid, start
  * time and pid namespace), for the sweeps of what a killed host left.
- * Builds on: POSIX (unlinkat/fstatat walks that never follow a link; src/windows/unported.c answers on Windows).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dirent.h>
