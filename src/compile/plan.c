@@ -791,50 +791,7 @@ sbx_code sbx_plan_guarantees(const sbx_plan *plan, sbx_guarantee_report *out, sb
 
 /* ---------------------------------------------------------- describe */
 
-struct sbuf {
-        char  *b;
-        size_t len, cap;
-        int    oom;
-};
-
-static void sb_putn(struct sbuf *s, const char *p, size_t n)
-{
-        if (s->oom)
-                return;
-        if (n >= SIZE_MAX - s->len) {
-                s->oom = 1;
-                return;
-        }
-        if (s->len + n + 1 > s->cap) {
-                size_t cap = s->cap == 0 ? 512 : s->cap;
-                char *b;
-
-                while (cap < s->len + n + 1) {
-                        if (cap > SIZE_MAX / 2) {
-                                s->oom = 1;
-                                return;
-                        }
-                        cap *= 2;
-                }
-                b = realloc(s->b, cap);
-                if (b == NULL) {
-                        s->oom = 1;
-                        return;
-                }
-                s->b = b;
-                s->cap = cap;
-        }
-        memcpy(s->b + s->len, p, n);
-        s->len += n;
-        s->b[s->len] = '\0';
-}
-
-static void sb_puts(struct sbuf *s, const char *p)
-{
-        sb_putn(s, p, strlen(p));
-}
-
-static void sb_put_escaped(struct sbuf *s, const char *p)
+static void sb_put_escaped(struct sbx__buf *s, const char *p)
 {
         static const char hex[] = "0123456789abcdef";
         const char *run = p;
@@ -861,20 +818,20 @@ static void sb_put_escaped(struct sbuf *s, const char *p)
                 } else {
                         continue;
                 }
-                sb_putn(s, run, (size_t) (p - run));
-                sb_putn(s, esc, n);
+                sbx__buf_add(s, run, (size_t) (p - run));
+                sbx__buf_add(s, esc, n);
                 run = p + 1;
         }
-        sb_putn(s, run, (size_t) (p - run));
+        sbx__buf_add(s, run, (size_t) (p - run));
 }
 
 char *sbx__plan_escape(const char *str)
 {
-        struct sbuf s = { NULL, 0, 0, 0 };
+        struct sbx__buf s = { NULL, 0, 0, 0 };
 
         if (str == NULL)
                 return NULL;
-        sb_putn(&s, "", 0);
+        sbx__buf_add(&s, "", 0);
         sb_put_escaped(&s, str);
         if (s.oom) {
                 free(s.b);
@@ -925,7 +882,7 @@ static const char *origin_text(uint32_t o)
 sbx_code sbx_plan_describe(const sbx_plan *plan, char **text_out, sbx_error *err)
 {
         const char *fn = "sbx_plan_describe";
-        struct sbuf s = { NULL, 0, 0, 0 };
+        struct sbx__buf s = { NULL, 0, 0, 0 };
         size_t i;
         uint32_t bit;
 
@@ -934,26 +891,26 @@ sbx_code sbx_plan_describe(const sbx_plan *plan, char **text_out, sbx_error *err
         if (text_out == NULL)
                 return sbx__fail(err, SBX_E_INVALID, 0, "%s: text_out is NULL", fn);
 
-        sb_puts(&s, "plan v1\n");
-        sb_puts(&s, plan->direct ? "isolation unconfined\n" : "isolation sandboxed\n");
-        sb_puts(&s, "command ");
-        sb_puts(&s, access_text(plan->command));
-        sb_puts(&s, "\nnetwork ");
-        sb_puts(&s, network_text(plan->network));
-        sb_puts(&s, "\nhome ");
-        sb_puts(&s, dir_text(plan->home));
-        sb_puts(&s, "\ntmpdir ");
-        sb_puts(&s, dir_text(plan->tmpdir));
-        sb_puts(&s, "\nenv");
+        sbx__buf_adds(&s, "plan v1\n");
+        sbx__buf_adds(&s, plan->direct ? "isolation unconfined\n" : "isolation sandboxed\n");
+        sbx__buf_adds(&s, "command ");
+        sbx__buf_adds(&s, access_text(plan->command));
+        sbx__buf_adds(&s, "\nnetwork ");
+        sbx__buf_adds(&s, network_text(plan->network));
+        sbx__buf_adds(&s, "\nhome ");
+        sbx__buf_adds(&s, dir_text(plan->home));
+        sbx__buf_adds(&s, "\ntmpdir ");
+        sbx__buf_adds(&s, dir_text(plan->tmpdir));
+        sbx__buf_adds(&s, "\nenv");
         if (plan->env_passthrough) {
-                sb_puts(&s, " passthrough");
+                sbx__buf_adds(&s, " passthrough");
         } else {
                 for (i = 0; i < sbx__plan_n_env_allow; i++) {
-                        sb_puts(&s, " ");
-                        sb_puts(&s, sbx__plan_env_allow[i]);
+                        sbx__buf_adds(&s, " ");
+                        sbx__buf_adds(&s, sbx__plan_env_allow[i]);
                 }
         }
-        sb_puts(&s, "\n");
+        sbx__buf_adds(&s, "\n");
         for (i = 0; i < plan->n_rules; i++) {
                 const struct sbx_plan_fs_rule *r = &plan->rules[i];
                 char bits[4];
@@ -962,29 +919,29 @@ sbx_code sbx_plan_describe(const sbx_plan *plan, char **text_out, sbx_error *err
                 bits[1] = (r->access & W) ? 'w' : '-';
                 bits[2] = (r->access & X) ? 'x' : '-';
                 bits[3] = '\0';
-                sb_puts(&s, "fs ");
+                sbx__buf_adds(&s, "fs ");
                 sb_put_escaped(&s, r->path);
-                sb_puts(&s, r->scope == SBX__FS_EXACT ? " exact " : " tree ");
-                sb_puts(&s, bits);
-                sb_puts(&s, " ");
-                sb_puts(&s, origin_text(r->origin));
-                sb_puts(&s, "\n");
+                sbx__buf_adds(&s, r->scope == SBX__FS_EXACT ? " exact " : " tree ");
+                sbx__buf_adds(&s, bits);
+                sbx__buf_adds(&s, " ");
+                sbx__buf_adds(&s, origin_text(r->origin));
+                sbx__buf_adds(&s, "\n");
         }
         for (i = 0; i < plan->n_writable; i++) {
-                sb_puts(&s, "writable ");
+                sbx__buf_adds(&s, "writable ");
                 sb_put_escaped(&s, plan->writable[i]);
-                sb_puts(&s, "\n");
+                sbx__buf_adds(&s, "\n");
         }
-        sb_puts(&s, "requires");
+        sbx__buf_adds(&s, "requires");
         if (plan->required == 0)
-                sb_puts(&s, " none");
+                sbx__buf_adds(&s, " none");
         for (bit = 1; bit != 0 && bit <= SBX_G_ALL; bit <<= 1) {
                 if (plan->required & bit) {
-                        sb_puts(&s, " ");
-                        sb_puts(&s, sbx_guarantee_name(bit));
+                        sbx__buf_adds(&s, " ");
+                        sbx__buf_adds(&s, sbx_guarantee_name(bit));
                 }
         }
-        sb_puts(&s, "\n");
+        sbx__buf_adds(&s, "\n");
         if (s.oom) {
                 free(s.b);
                 return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);

@@ -52,42 +52,6 @@ const struct sbx__sbpl_root sbx__sbpl_runtime_default[] = {
 };
 const size_t sbx__sbpl_n_runtime_default = SBX__ARRAY_SIZE(sbx__sbpl_runtime_default);
 
-/* ------------------------------------------------------------ buffer */
-
-struct sbuf {
-        char  *b;
-        size_t n, cap;
-        int    oom;
-};
-
-static void sb_putn(struct sbuf *s, const char *p, size_t len)
-{
-        if (s->oom)
-                return;
-        if (s->n + len + 1 > s->cap) {
-                size_t cap = s->cap ? s->cap : 1024;
-                char *nb;
-
-                while (cap < s->n + len + 1)
-                        cap *= 2;
-                nb = realloc(s->b, cap);
-                if (nb == NULL) {
-                        s->oom = 1;
-                        return;
-                }
-                s->b = nb;
-                s->cap = cap;
-        }
-        memcpy(s->b + s->n, p, len);
-        s->n += len;
-        s->b[s->n] = '\0';
-}
-
-static void sb_puts(struct sbuf *s, const char *p)
-{
-        sb_putn(s, p, strlen(p));
-}
-
 /* ------------------------------------------------------------ quoting */
 
 /*
@@ -111,25 +75,25 @@ static int bytes_ok(const char *str)
 }
 
 /* Append the literal; the caller has checked bytes_ok. */
-static void sb_quote(struct sbuf *s, const char *p)
+static void sb_quote(struct sbx__buf *s, const char *p)
 {
         const char *run = p;
 
-        sb_putn(s, "\"", 1);
+        sbx__buf_add(s, "\"", 1);
         for (; *p != '\0'; p++) {
                 if (*p == '"' || *p == '\\') {
-                        sb_putn(s, run, (size_t) (p - run));
-                        sb_putn(s, "\\", 1);
+                        sbx__buf_add(s, run, (size_t) (p - run));
+                        sbx__buf_add(s, "\\", 1);
                         run = p;        /* the quote or backslash itself follows */
                 }
         }
-        sb_putn(s, run, (size_t) (p - run));
-        sb_putn(s, "\"", 1);
+        sbx__buf_add(s, run, (size_t) (p - run));
+        sbx__buf_add(s, "\"", 1);
 }
 
 int sbx__sbpl_quote(const char *path, char **out)
 {
-        struct sbuf s = { NULL, 0, 0, 0 };
+        struct sbx__buf s = { NULL, 0, 0, 0 };
 
         if (path == NULL || out == NULL || !bytes_ok(path))
                 return -EINVAL;
@@ -260,36 +224,36 @@ static int covers(const struct entry *outer, const struct entry *inner)
         return outer->scope == SBX__FS_TREE && at_or_under(inner->norm, outer->norm);
 }
 
-static void emit_filters(struct sbuf *s, const struct entry *e)
+static void emit_filters(struct sbx__buf *s, const struct entry *e)
 {
         const char *kw = e->scope == SBX__FS_TREE ? " (subpath " : " (literal ";
 
-        sb_puts(s, kw);
+        sbx__buf_adds(s, kw);
         sb_quote(s, e->path);
-        sb_puts(s, ")");
+        sbx__buf_adds(s, ")");
         if (e->twin != NULL) {
-                sb_puts(s, kw);
+                sbx__buf_adds(s, kw);
                 sb_quote(s, e->twin);
-                sb_puts(s, ")");
+                sbx__buf_adds(s, ")");
         }
 }
 
 /* "(allow|deny OPS FILTERS)\n" for the access bits `bits` of e. */
-static void emit_rule(struct sbuf *s, const char *verb, uint32_t bits, const struct entry *e)
+static void emit_rule(struct sbx__buf *s, const char *verb, uint32_t bits, const struct entry *e)
 {
-        sb_puts(s, "(");
-        sb_puts(s, verb);
+        sbx__buf_adds(s, "(");
+        sbx__buf_adds(s, verb);
         if (bits & R)
-                sb_puts(s, " file-read*");
+                sbx__buf_adds(s, " file-read*");
         if (bits & W)
                 /* A runtime device node is written, never created,
                  * unlinked or renamed. */
-                sb_puts(s, (e->kind == K_RUNTIME && e->scope == SBX__FS_EXACT) ?
+                sbx__buf_adds(s, (e->kind == K_RUNTIME && e->scope == SBX__FS_EXACT) ?
                                    " file-write-data" : " file-write*");
         if (bits & X)
-                sb_puts(s, " process-exec");
+                sbx__buf_adds(s, " process-exec");
         emit_filters(s, e);
-        sb_puts(s, ")\n");
+        sbx__buf_adds(s, ")\n");
 }
 
 struct build {
@@ -471,65 +435,65 @@ static int collect(struct build *b, const struct sbx_plan *plan,
         return 0;
 }
 
-static void emit_head(struct sbuf *s)
+static void emit_head(struct sbx__buf *s)
 {
-        sb_puts(s, "(version 1)\n");
-        sb_puts(s, ";; libsandbox SBPL v1, compiled from a plan (docs/seatbelt.md)\n");
-        sb_puts(s, "(deny default)\n");
-        sb_puts(s, ";; process basics: no file, exec or network authority\n");
-        sb_puts(s, "(allow process-fork)\n");
-        sb_puts(s, "(allow signal (target same-sandbox))\n");
-        sb_puts(s, "(allow process-info* (target same-sandbox))\n");
-        sb_puts(s, "(allow sysctl-read)\n");
-        sb_puts(s, ";; the root directory itself (its listing), nothing below it\n");
-        sb_puts(s, "(allow file-read-data file-read-metadata (literal \"/\"))\n");
+        sbx__buf_adds(s, "(version 1)\n");
+        sbx__buf_adds(s, ";; libsandbox SBPL v1, compiled from a plan (docs/seatbelt.md)\n");
+        sbx__buf_adds(s, "(deny default)\n");
+        sbx__buf_adds(s, ";; process basics: no file, exec or network authority\n");
+        sbx__buf_adds(s, "(allow process-fork)\n");
+        sbx__buf_adds(s, "(allow signal (target same-sandbox))\n");
+        sbx__buf_adds(s, "(allow process-info* (target same-sandbox))\n");
+        sbx__buf_adds(s, "(allow sysctl-read)\n");
+        sbx__buf_adds(s, ";; the root directory itself (its listing), nothing below it\n");
+        sbx__buf_adds(s, "(allow file-read-data file-read-metadata (literal \"/\"))\n");
 }
 
 /* The listed host sockets (--allow-unix), each in both spellings; the
  * caller checked path_ok. */
-static void emit_unix_sockets(struct sbuf *s, const struct sbx_plan *plan)
+static void emit_unix_sockets(struct sbx__buf *s, const struct sbx_plan *plan)
 {
         size_t i;
 
         if (plan->n_unix_sockets == 0)
                 return;
-        sb_puts(s, ";; host unix sockets the command may connect to\n");
-        sb_puts(s, "(allow network-outbound");
+        sbx__buf_adds(s, ";; host unix sockets the command may connect to\n");
+        sbx__buf_adds(s, "(allow network-outbound");
         for (i = 0; i < plan->n_unix_sockets; i++) {
                 char *twin = NULL;
 
-                sb_puts(s, "\n    (remote unix-socket (path-literal ");
+                sbx__buf_adds(s, "\n    (remote unix-socket (path-literal ");
                 sb_quote(s, plan->unix_sockets[i]);
-                sb_puts(s, "))");
+                sbx__buf_adds(s, "))");
                 if (twin_of(plan->unix_sockets[i], &twin) < 0) {
                         s->oom = 1;
                 } else if (twin != NULL) {
-                        sb_puts(s, "\n    (remote unix-socket (path-literal ");
+                        sbx__buf_adds(s, "\n    (remote unix-socket (path-literal ");
                         sb_quote(s, twin);
-                        sb_puts(s, "))");
+                        sbx__buf_adds(s, "))");
                         free(twin);
                 }
         }
-        sb_puts(s, ")\n");
+        sbx__buf_adds(s, ")\n");
 }
 
-static void emit_network(struct sbuf *s, const struct sbx_plan *plan,
+static void emit_network(struct sbx__buf *s, const struct sbx_plan *plan,
                          const struct sbx__sbpl_opts *opts)
 {
         char line[96];
 
         if (plan->network == SBX__NET_ALLOW) {
-                sb_puts(s, ";; network: the host network, but no host unix socket\n");
-                sb_puts(s, "(allow network*)\n");
-                sb_puts(s, "(deny network-outbound (remote unix-socket))\n");
+                sbx__buf_adds(s, ";; network: the host network, but no host unix socket\n");
+                sbx__buf_adds(s, "(allow network*)\n");
+                sbx__buf_adds(s, "(deny network-outbound (remote unix-socket))\n");
         } else if (opts->proxy_port != 0) {
-                sb_puts(s, ";; network: only the loopback proxy listener\n");
+                sbx__buf_adds(s, ";; network: only the loopback proxy listener\n");
                 (void) snprintf(line, sizeof(line),
                                 "(allow network-outbound (remote ip \"localhost:%u\"))\n",
                                 (unsigned) opts->proxy_port);
-                sb_puts(s, line);
+                sbx__buf_adds(s, line);
         } else {
-                sb_puts(s, ";; network: none\n");
+                sbx__buf_adds(s, ";; network: none\n");
         }
         emit_unix_sockets(s, plan);
 }
@@ -539,7 +503,7 @@ sbx_code sbx__sbpl_compile(const struct sbx_plan *plan, const struct sbx__sbpl_o
 {
         const char *fn = "sbx__sbpl_compile";
         struct build b = { NULL, 0, 0, NULL, 0, 0 };
-        struct sbuf s = { NULL, 0, 0, 0 };
+        struct sbx__buf s = { NULL, 0, 0, 0 };
         sbx_code c;
         size_t i, j;
         char sh[96];
@@ -572,7 +536,7 @@ sbx_code sbx__sbpl_compile(const struct sbx_plan *plan, const struct sbx__sbpl_o
         qsort(b.v, b.n, sizeof(*b.v), entry_cmp);
 
         emit_head(&s);
-        sb_puts(&s, ";; filesystem, shallow to deep: the last matching rule wins\n");
+        sbx__buf_adds(&s, ";; filesystem, shallow to deep: the last matching rule wins\n");
         for (i = 0; i < b.n; i++) {
                 const struct entry *e = &b.v[i];
                 uint32_t deny = 0;
@@ -595,16 +559,16 @@ sbx_code sbx__sbpl_compile(const struct sbx_plan *plan, const struct sbx__sbpl_o
         }
         if (b.n_anc > 0) {
                 qsort(b.anc, b.n_anc, sizeof(*b.anc), str_cmp);
-                sb_puts(&s, ";; literal ancestor metadata of the roots (stat only, no listing)\n");
-                sb_puts(&s, "(allow file-read-metadata");
+                sbx__buf_adds(&s, ";; literal ancestor metadata of the roots (stat only, no listing)\n");
+                sbx__buf_adds(&s, "(allow file-read-metadata");
                 for (i = 0; i < b.n_anc; i++) {
                         if (i > 0 && strcmp(b.anc[i], b.anc[i - 1]) == 0)
                                 continue;
-                        sb_puts(&s, "\n    (literal ");
+                        sbx__buf_adds(&s, "\n    (literal ");
                         sb_quote(&s, b.anc[i]);
-                        sb_puts(&s, ")");
+                        sbx__buf_adds(&s, ")");
                 }
-                sb_puts(&s, ")\n");
+                sbx__buf_adds(&s, ")\n");
         }
         emit_network(&s, plan, opts);
         if (s.oom)

@@ -186,4 +186,20 @@ int sbx__sha256_final(struct sbx__sha256 *h, uint8_t out[SBX__SHA256_SIZE]);
 /* The digest of data[0..n) in lowercase hex with a NUL.  0 or -EIO. */
 int sbx__sha256_hex(const void *data, size_t n, char out[2 * SBX__SHA256_SIZE + 1]);
 
+/* A growable NUL-terminated text (src/core/buf.c).  A failed allocation
+ * (or a size that would overflow) sets oom, after which appends do
+ * nothing: check it once, at the end.  Zero it, or SBX__BUF_INIT. */
+struct sbx__buf {
+        char  *b;               /* NULL until the first append */
+        size_t len, cap;
+        int    oom;
+};
+#define SBX__BUF_INIT { NULL, 0, 0, 0 }
+/* Room for more bytes and the NUL: 0, or -1 (oom set). */
+int sbx__buf_reserve(struct sbx__buf *s, size_t more);
+void sbx__buf_add(struct sbx__buf *s, const char *p, size_t n);
+void sbx__buf_adds(struct sbx__buf *s, const char *p);
+void sbx__buf_printf(struct sbx__buf *s, const char *fmt, ...) SBX__PRINTF(2, 3);
+void sbx__buf_free(struct sbx__buf *s);
+
 #endif /* SBX_INTERNAL_H */

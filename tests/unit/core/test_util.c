@@ -138,6 +138,33 @@ static void test_util__sha256(void **state)
         assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+static void test_util__buf(void **state)
+{
+        struct sbx__buf b = SBX__BUF_INIT;
+        int i;
+        (void) state;
+
+        sbx__buf_adds(&b, "abc");
+        sbx__buf_add(&b, "defg", 2);
+        sbx__buf_printf(&b, "-%d-%s", 42, "x");
+        assert_false(b.oom);
+        assert_string_equal(b.b, "abcde-42-x");
+        assert_int_equal(b.len, 10);
+        for (i = 0; i < 1000; i++)
+                sbx__buf_adds(&b, "0123456789");
+        assert_false(b.oom);
+        assert_int_equal(b.len, 10 + 10000);
+        assert_int_equal(strlen(b.b), b.len);
+        /* A size that would overflow fails, and stays failed. */
+        assert_int_equal(sbx__buf_reserve(&b, SIZE_MAX - 4), -1);
+        assert_true(b.oom);
+        sbx__buf_adds(&b, "more");
+        assert_int_equal(b.len, 10 + 10000);
+        sbx__buf_free(&b);
+        assert_null(b.b);
+        assert_false(b.oom);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -147,6 +174,7 @@ int main(void)
                 cmocka_unit_test(test_util__size_parse),
                 cmocka_unit_test(test_util__utf8_decode),
                 cmocka_unit_test(test_util__sha256),
+                cmocka_unit_test(test_util__buf),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
