@@ -158,21 +158,9 @@ static int rules_take(struct sbx__rules *r, char *path, uint32_t access, int32_t
 {
         if (path == NULL)
                 return -ENOMEM;
-        if (r->n == r->cap) {
-                size_t cap = r->cap == 0 ? 32 : r->cap * 2;
-                struct sbx_plan_fs_rule *v;
-
-                if (cap > SIZE_MAX / sizeof(*v)) {
-                        free(path);
-                        return -ENOMEM;
-                }
-                v = realloc(r->v, cap * sizeof(*v));
-                if (v == NULL) {
-                        free(path);
-                        return -ENOMEM;
-                }
-                r->v = v;
-                r->cap = cap;
+        if (SBX__GROW(r->v, r->cap, r->n + 1, 32) < 0) {
+                free(path);
+                return -ENOMEM;
         }
         r->v[r->n].path = path;
         r->v[r->n].access = access;

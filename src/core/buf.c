@@ -4,8 +4,10 @@
  * by doubling, with the size arithmetic checked, and a failure that is
  * sticky, so a writer appends without checking each call and looks once
  * at the end (as curl's dynbuf).  The text is always NUL-terminated.
+ * And the one growth rule of the arrays the library builds (sbx__grow).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,4 +87,29 @@ void sbx__buf_free(struct sbx__buf *s)
         s->b = NULL;
         s->len = s->cap = 0;
         s->oom = 0;
+}
+
+int sbx__grow_impl(void *pp, size_t elem, size_t *cap, size_t need, size_t first)
+{
+        void *old, *nv;
+        size_t n;
+
+        if (need <= *cap)
+                return 0;
+        n = *cap != 0 ? *cap : first;
+        while (n < need) {
+                if (n > SIZE_MAX / 2)
+                        return -ENOMEM;
+                n *= 2;
+        }
+        if (elem != 0 && n > SIZE_MAX / elem)
+                return -ENOMEM;
+        /* The array pointer through memcpy: T ** is not void **. */
+        memcpy(&old, pp, sizeof(old));
+        nv = realloc(old, n * elem);
+        if (nv == NULL)
+                return -ENOMEM;
+        memcpy(pp, &nv, sizeof(nv));
+        *cap = n;
+        return 0;
 }

@@ -202,4 +202,12 @@ void sbx__buf_adds(struct sbx__buf *s, const char *p);
 void sbx__buf_printf(struct sbx__buf *s, const char *fmt, ...) SBX__PRINTF(2, 3);
 void sbx__buf_free(struct sbx__buf *s);
 
+/* Room for need elements in the array v of capacity cap (a size_t lvalue):
+ * the capacity doubles from first (or from cap), the size arithmetic is
+ * checked.  0, or -ENOMEM with v and cap as they were.
+ *   if (SBX__GROW(r->v, r->cap, r->n + 1, 32) < 0) return -ENOMEM; */
+#define SBX__GROW(v, cap, need, first) \
+        sbx__grow_impl((void *) &(v), sizeof(*(v)), &(cap), (need), (first))
+int sbx__grow_impl(void *pp, size_t elem, size_t *cap, size_t need, size_t first);
+
 #endif /* SBX_INTERNAL_H */

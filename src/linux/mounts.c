@@ -41,15 +41,8 @@ char *sbx__prep_str(struct sbx__prep *p, const char *a, const char *b)
         size_t la = strlen(a), lb = b != NULL ? strlen(b) : 0;
         char *s;
 
-        if (p->n_strs == p->cap_strs) {
-                size_t cap = p->cap_strs ? p->cap_strs * 2 : 64;
-                char **v = realloc(p->strs, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return NULL;
-                p->strs = v;
-                p->cap_strs = cap;
-        }
+        if (SBX__GROW(p->strs, p->cap_strs, p->n_strs + 1, 64) < 0)
+                return NULL;
         s = malloc(la + lb + 1);
         if (s == NULL)
                 return NULL;
@@ -88,15 +81,8 @@ static int add_op(struct sbx__prep *p, int kind, const char *src, const char *ds
         if (dst == NULL || ((kind == OP_BIND || kind == OP_BIND_NOFOLLOW) && src == NULL) ||
             (kind == OP_SYMLINK && src == NULL))
                 return -ENOMEM;
-        if (p->n_ops == p->cap_ops) {
-                size_t cap = p->cap_ops ? p->cap_ops * 2 : 64;
-                struct sbx__mop *v = realloc(p->ops, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return -ENOMEM;
-                p->ops = v;
-                p->cap_ops = cap;
-        }
+        if (SBX__GROW(p->ops, p->cap_ops, p->n_ops + 1, 64) < 0)
+                return -ENOMEM;
         p->ops[p->n_ops++] = (struct sbx__mop){ kind, optional, src, dst, data, flags, attr };
         return 0;
 }

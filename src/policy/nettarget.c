@@ -327,15 +327,8 @@ static sbx_code rules_push(struct sbx__net_rules *rs, const struct sbx__net_rule
         if (rs->n >= SBX__NET_RULES_MAX)
                 return sbx__fail(err, SBX_E_RANGE, 0, "allowlist: more than %d entries",
                                  SBX__NET_RULES_MAX);
-        if (rs->n == rs->cap) {
-                size_t cap = rs->cap ? rs->cap * 2 : 8;
-                struct sbx__net_rule *v = realloc(rs->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "allowlist: no memory");
-                rs->v = v;
-                rs->cap = cap;
-        }
+        if (SBX__GROW(rs->v, rs->cap, rs->n + 1, 8) < 0)
+                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "allowlist: no memory");
         rs->v[rs->n++] = *r;
         return SBX_OK;
 }

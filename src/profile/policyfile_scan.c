@@ -94,15 +94,8 @@ static sbx_code record(struct scan *sc, uint32_t line)
         struct sbx__pf_keys *k = sc->keys;
         char *p;
 
-        if (k->n == k->cap) {
-                size_t cap = k->cap ? k->cap * 2 : 32;
-                struct sbx__pf_key *v = realloc(k->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return nomem(sc);
-                k->v = v;
-                k->cap = cap;
-        }
+        if (SBX__GROW(k->v, k->cap, k->n + 1, 32) < 0)
+                return nomem(sc);
         p = sbx__strdup(sc->path);
         if (p == NULL)
                 return nomem(sc);

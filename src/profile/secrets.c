@@ -220,15 +220,8 @@ static int homes_add(struct homes *h, const char *raw, int own, int account)
                         return 0;
                 }
         }
-        if (h->n == h->cap) {
-                size_t cap = h->cap ? h->cap * 2 : 16;
-                struct home *v = realloc(h->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return -ENOMEM;
-                h->v = v;
-                h->cap = cap;
-        }
+        if (SBX__GROW(h->v, h->cap, h->n + 1, 16) < 0)
+                return -ENOMEM;
         h->v[h->n].path = sbx__strdup(canon);
         if (h->v[h->n].path == NULL)
                 return -ENOMEM;
@@ -436,15 +429,8 @@ struct secrets {
 
 static int secrets_add(struct secrets *s, const char *path, const char *home, int32_t account)
 {
-        if (s->n == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : 64;
-                struct sbx_profile_secret *v = realloc(s->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return -ENOMEM;
-                s->v = v;
-                s->cap = cap;
-        }
+        if (SBX__GROW(s->v, s->cap, s->n + 1, 64) < 0)
+                return -ENOMEM;
         s->v[s->n].path = sbx__strdup(path);
         s->v[s->n].home = sbx__strdup(home);
         s->v[s->n].account = account;
@@ -623,15 +609,8 @@ static sbx_code given_homes(const char *fn, const struct sbx__home_set *hs, stru
                 if (raw == NULL || sbx__path_syntax(raw) != PATH_OK || strcmp(raw, "/") == 0)
                         return sbx__fail(err, SBX_E_INVALID, 0, "%s: homes[%zu] is not a "
                                          "canonical absolute path other than \"/\"", fn, i);
-                if (h->n == h->cap) {
-                        size_t cap = h->cap ? h->cap * 2 : 16;
-                        struct home *v = realloc(h->v, cap * sizeof(*v));
-
-                        if (v == NULL)
-                                return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
-                        h->v = v;
-                        h->cap = cap;
-                }
+                if (SBX__GROW(h->v, h->cap, h->n + 1, 16) < 0)
+                        return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);
                 h->v[h->n].path = sbx__strdup(raw);
                 if (h->v[h->n].path == NULL)
                         return sbx__fail(err, SBX_E_NOMEM, ENOMEM, "%s: no memory", fn);

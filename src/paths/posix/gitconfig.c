@@ -88,15 +88,8 @@ static int ents_push(struct ents *e, const char *file, const char *section, cons
 {
         struct ent *x;
 
-        if (e->n == e->cap) {
-                size_t cap = e->cap ? e->cap * 2 : 32;
-                struct ent *v = realloc(e->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return -ENOMEM;
-                e->v = v;
-                e->cap = cap;
-        }
+        if (SBX__GROW(e->v, e->cap, e->n + 1, 32) < 0)
+                return -ENOMEM;
         x = &e->v[e->n];
         memset(x, 0, sizeof(*x));
         x->kind = -1;

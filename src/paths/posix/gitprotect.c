@@ -51,15 +51,8 @@ int sbx__gs_add(struct scan *s, const char *path, int tree)
                         o->v[i].tree |= tree;
                         return 0;
                 }
-        if (o->n == o->cap) {
-                size_t cap = o->cap ? o->cap * 2 : 16;
-                struct sbx__gitloc *v = realloc(o->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return -ENOMEM;
-                o->v = v;
-                o->cap = cap;
-        }
+        if (SBX__GROW(o->v, o->cap, o->n + 1, 16) < 0)
+                return -ENOMEM;
         dup = sbx__strdup(path);
         if (dup == NULL)
                 return -ENOMEM;

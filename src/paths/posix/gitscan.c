@@ -292,15 +292,8 @@ static int push_dir(struct dirstack *d, const char *dir, const char *name)
 
         if (l + m + 2 > SBX_PATH_MAX)
                 return -ENAMETOOLONG;
-        if (d->n == d->cap) {
-                size_t cap = d->cap ? d->cap * 2 : 64;
-                char **v = realloc(d->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                        return -ENOMEM;
-                d->v = v;
-                d->cap = cap;
-        }
+        if (SBX__GROW(d->v, d->cap, d->n + 1, 64) < 0)
+                return -ENOMEM;
         p = malloc(l + m + 2);
         if (p == NULL)
                 return -ENOMEM;
