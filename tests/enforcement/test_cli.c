@@ -912,6 +912,102 @@ static void test_cli__json_error_object(void **state)
         result_free(&r);
 }
 
+/* The last line of s that starts with '{', parsed (put it), or NULL. */
+static json_object *last_object(const char *s)
+{
+        const char *line = NULL, *p;
+        json_object *j;
+        char *copy;
+
+        for (p = s; p != NULL && *p != '\0'; p = strchr(p, '\n'), p = p != NULL ? p + 1 : NULL)
+                if (*p == '{')
+                        line = p;
+        if (line == NULL)
+                return NULL;
+        copy = strndup(line, strcspn(line, "\n"));
+        assert_non_null(copy);
+        j = json_tokener_parse(copy);
+        free(copy);
+        return j;
+}
+
+/* Memory running out while the --json output is built (each json-c call
+ * sandbox-run makes failed in turn, tests/fault-shim/jsonc_fail.c): the
+ * whole object, or one SBX_E_NOMEM error object and 125, never part of
+ * one on stdout or stderr. */
+static void test_cli__json_nomem_is_whole(void **state)
+{
+        static const char nomem[] = "{\"error\":{\"code\":\"SBX_E_NOMEM\",\"message\":"
+                                    "\"no memory for the JSON output\"}}\n";
+        const char *const explain[] = { "--no-policy", "--workspace", ws, "--explain", "--json",
+                                        "--", "true", NULL };
+        const char *const bad[] = { "--no-policy", "--json", "--mode", "yolo", "--", "true",
+                                    NULL };
+        const char *const run[] = { "--no-policy", "--json", "--workspace", ws, "--", "sh",
+                                    "-c", "exit 3", NULL };
+        const struct { const char *const *args; int status; const char *key; } c[] = {
+                { explain, 0, "plan" },
+                { bad, SBX_EXIT_RUNNER_FAILURE, "error" },
+                { run, 3, "schema" },
+        };
+        const char *env_shim = getenv("SBX_JSONC_FAIL_SHIM"), *asan = getenv("ASAN_OPTIONS");
+        char shim[PATH_MAX], preload[PATH_MAX + 16], asan_opts[1024], nth[32];
+        const char *const env[] = { preload, asan_opts, nth, NULL };
+        struct result r;
+        size_t i, len = sizeof(nomem) - 1;
+        int n;
+        (void) state;
+
+        need_backend();
+        if (env_shim != NULL && env_shim[0] == '/') {
+                (void) snprintf(shim, sizeof(shim), "%s", env_shim);
+        } else {
+                (void) snprintf(shim, sizeof(shim), "%s", self_exe);
+                (void) snprintf(strrchr(shim, '/'), sizeof(shim) - (size_t) (strrchr(shim, '/')
+                                - shim), "/libsbx-jsonc-fail.so");
+        }
+        if (access(shim, R_OK) != 0) {
+                if (require_all())
+                        fail_msg("no json-c fault shim at %s (SBX_REQUIRE_ALL=1)", shim);
+                skip();
+        }
+        (void) snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", shim);
+        /* A sanitized sandbox-run: its runtime need not come first. */
+        (void) snprintf(asan_opts, sizeof(asan_opts), "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
+                        asan != NULL ? asan : "", asan != NULL && asan[0] != '\0' ? ":" : "");
+        for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+                for (n = 0;; n++) {
+                        json_object *j, *v;
+
+                        if (n > 5000)
+                                fail_msg("case %zu: the output never completed", i);
+                        (void) snprintf(nth, sizeof(nth), "SBX_JSONC_FAIL=%d", n);
+                        run_cli(c[i].args, env, &r);
+                        if (r.err_len >= len && memcmp(r.err + r.err_len - len, nomem, len) == 0) {
+                                if (r.status != SBX_EXIT_RUNNER_FAILURE || r.out_len != 0 ||
+                                    strstr(r.err, "{\"schema\"") != NULL ||
+                                    strstr(r.err, "{\"error\"") != r.err + r.err_len - len)
+                                        fail_msg("case %zu, call %d failed: status %d, stdout "
+                                                 "%.200s, stderr %.400s", i, n, r.status, r.out,
+                                                 r.err);
+                                result_free(&r);
+                                continue;
+                        }
+                        j = last_object(i == 0 ? r.out : r.err);
+                        if (r.status != c[i].status || j == NULL ||
+                            !json_object_object_get_ex(j, c[i].key, &v))
+                                fail_msg("case %zu, call %d failed: status %d, stdout %.200s, "
+                                         "stderr %.400s", i, n, r.status, r.out, r.err);
+                        json_object_put(j);
+                        result_free(&r);
+                        break;
+                }
+                if (n == 0)
+                        fail_msg("case %zu: no json-c call was failed (the shim is not loaded)",
+                                 i);
+        }
+}
+
 /* The argv a host using sbx_confine would run (from --explain --json). */
 static char **confined_argv(const char *b, const char *mode, const char *script)
 {
@@ -1879,6 +1975,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_cli__closed_stderr_keeps_the_status),
                 cmocka_unit_test(test_cli__messages_are_printable),
                 cmocka_unit_test(test_cli__toolchains_never_dropped_silently),
+                cmocka_unit_test(test_cli__json_nomem_is_whole),
         };
 
         if (argc == 4 && strcmp(argv[1], "--connect") == 0)
