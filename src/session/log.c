@@ -712,7 +712,7 @@ sbx_code sbx_session_log_open(const char *path, sbx_session_log **out,
         char shown_buf[128];
         const char *shown;
         char *buf = NULL;
-        size_t size, n = 0, torn = 0;
+        size_t size = 0, n = 0, torn = 0;
         off_t committed;
         int fd = -EBADF;
         sbx_code r;

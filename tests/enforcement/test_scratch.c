@@ -36,7 +36,8 @@ static int sh(struct fx *f, int32_t backend, int32_t mode, const char *script, c
         const char *argv[] = { "/bin/sh", "-c", script, "sh", a1, a2, NULL };
         char full[8192];
 
-        snprintf(full, sizeof(full), "exec >&3 2>&1; %s", script);
+        if (snprintf(full, sizeof(full), "exec >&3 2>&1; %s", script) >= (int) sizeof(full))
+                fail_msg("script too long");
         argv[2] = full;
         if (a1 == NULL)
                 argv[4] = NULL;
@@ -65,7 +66,8 @@ static int sh_tmp_root(struct fx *f, int32_t backend, const char *script, const 
         sbx_profile *p = profile_edit(f, SBX_MODE_WORKSPACE_WRITE, 0, with_tmp_root, NULL);
         char full[8192];
 
-        snprintf(full, sizeof(full), "exec >&3 2>&1; %s", script);
+        if (snprintf(full, sizeof(full), "exec >&3 2>&1; %s", script) >= (int) sizeof(full))
+                fail_msg("script too long");
         argv[2] = full;
         run_profile(f, backend, p, argv, &(struct ro){ .capture = 1 }, res);
         sbx_profile_free(p);

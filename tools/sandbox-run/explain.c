@@ -157,7 +157,7 @@ void json_emit(FILE *f, struct json_object *obj)
                                                            JSON_C_TO_STRING_NOSLASHESCAPE);
         if (text == NULL) {
                 json_object_put(obj);
-                fputs("{\"error\":{\"code\":\"SBX_E_NOMEM\",\"message\":\"no memory\"}}\n",
+                fputs("{\"error\":{\"code\":\"SBX_E_NOMEM\",\"message\":\"no memory for the JSON output\"}}\n",
                       stderr);
                 fflush(stderr);
                 exit(EXIT_FAIL);
@@ -356,7 +356,7 @@ static void print_limit(FILE *f, const char *name, uint64_t asked, const char *u
 }
 
 /* The profile's force_workspace, accept_unprotected_git and unix_sockets
- * (text lines on f, or members of j when j is not NULL). */
+ * (text lines on f, or members of j with --json). */
 static void print_v2_fields(FILE *f, struct json_object *j, const struct explain *x)
 {
         const struct opts *o = x->o;
@@ -365,7 +365,7 @@ static void print_v2_fields(FILE *f, struct json_object *j, const struct explain
 
         if (x->profile == NULL || sbx_profile_config_get(x->profile, &c, NULL) != SBX_OK)
                 c = (sbx_profile_config) SBX_PROFILE_CONFIG_INIT;
-        if (j != NULL) {
+        if (json_mode) {
                 struct json_object *socks = jarr(), *tools = jarr();
 
                 jset(j, "force_workspace", jbool(c.force_workspace));
@@ -419,14 +419,14 @@ const char *origin_text(const struct origin *o, const char *dflt, char *buf, siz
 }
 
 /* One "sources" entry: "  key = value (origin)" on f, or an object in
- * list when list is not NULL. */
+ * list with --json. */
 static void source(FILE *f, struct json_object *list, const char *key, const char *value,
                    const struct origin *o, const char *dflt)
 {
         char buf[SBX_PATH_MAX + 32];
         const char *from = origin_text(o, dflt, buf, sizeof(buf));
 
-        if (list != NULL) {
+        if (json_mode) {
                 struct json_object *e = jobj();
 
                 jset(e, "key", jstr(key));
@@ -449,7 +449,7 @@ static const char *u64_text(uint64_t v, char *buf, size_t sz)
 }
 
 /* The policy files read, the allowlist they hold, and where each value
- * came from (text lines on f, or members of j when j is not NULL). */
+ * came from (text lines on f, or members of j with --json). */
 static void print_policy(FILE *f, struct json_object *j, const struct explain *x)
 {
         static const struct origin none = { NULL, NULL, 0 };
@@ -458,7 +458,7 @@ static void print_policy(FILE *f, struct json_object *j, const struct explain *x
         char num[32];
         size_t i;
 
-        if (j != NULL) {
+        if (json_mode) {
                 struct json_object *files = jarr(), *hosts = jarr();
 
                 for (i = 0; i < o->n_files; i++) {
@@ -532,7 +532,7 @@ static void print_policy(FILE *f, struct json_object *j, const struct explain *x
         }
         for (i = 0; i < o->n_hosts; i++)
                 source(f, list, "allow-host", o->allow_hosts[i], &o->host_from[i], "");
-        if (j != NULL)
+        if (json_mode)
                 jset(j, "sources", list);
 }
 
