@@ -268,6 +268,12 @@ class TestText(support.TestCase):
         self.assertEqual(sbx.toolchain_roots(home),
                          [home + "/.cargo/bin", home + "/.cargo/registry/src"])
 
+    def test_parse_size(self):
+        self.assertEqual(sbx.parse_size("512M"), 512 << 20)
+        self.assertEqual(sbx.parse_size("4096"), 4096)
+        self.assertSandboxError(sbx.Code.E_INVALID, sbx.parse_size, "1KB")
+        self.assertSandboxError(sbx.Code.E_RANGE, sbx.parse_size, "16777216T")
+
 
 if __name__ == "__main__":
     unittest.main()

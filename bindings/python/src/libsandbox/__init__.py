@@ -48,7 +48,8 @@ __all__ = [
     "denial_class_marker", "denial_marker", "denied_by_sandbox", "detect_backend",
     "effective_mode", "guarantee_name", "invariants_enabled", "library_path",
     "mode_can_escalate_to", "normalize_argv", "path_is_within", "run", "sanitize_text",
-    "normalize_text", "set_invariants_enabled", "set_local_config", "spawn", "strerror",
+    "normalize_text", "parse_size", "set_invariants_enabled", "set_local_config", "spawn",
+    "strerror",
     "strip_ansi", "toolchain_roots", "validate_escalation_args", "version", "writable_roots",
     "parse_mode", "parse_mode_source", "parse_approval", "parse_backend", "resolve_preset",
     "custom_preset", "derive_preset", "WindowsStatus", "windows_setup", "windows_inspect",
@@ -1300,6 +1301,17 @@ def toolchain_roots(home=None):
     p = ctypes.c_void_p()
     _call(_lib.sbx_toolchain_roots, _b(home), ctypes.byref(p), None)
     return _take_strv(p)
+
+
+# ----------------------------------------------------------------- sizes
+
+def parse_size(text):
+    """sbx_size_parse: "512M" and the like (digits, then at most one of K,
+    M, G, T, powers of 1024) in bytes, as policy files and --memory read
+    them."""
+    out = ctypes.c_uint64()
+    _call(_lib.sbx_size_parse, _b(text), ctypes.byref(out))
+    return out.value
 
 
 # ------------------------------------------------------------------ text

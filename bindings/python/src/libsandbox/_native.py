@@ -448,6 +448,8 @@ PROTOTYPES = {
     "sbx_writable_roots": (CODE, [H, c_char_pp, c_size_t, P(c_void_p), P(c_size_t), E]),
     "sbx_path_is_within": (c_int, [c_char_p, c_char_pp, c_size_t]),
     "sbx_toolchain_roots": (CODE, [c_char_p, P(c_void_p), P(c_size_t), E]),
+    # sizes
+    "sbx_size_parse": (CODE, [c_char_p, P(c_uint64), E]),
     # text
     "sbx_text_strip_ansi": (CODE, [c_void_p, c_size_t, P(c_size_t), E]),
     "sbx_text_normalize": (CODE, [c_void_p, c_size_t, P(c_size_t), E]),
