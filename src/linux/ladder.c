@@ -620,7 +620,8 @@ static sbx_code observer_prepare(struct ns_ctx *c, unsigned *flags, sbx_error *e
 /* The supervisor (notify.c) in the init/monitor: for protected paths it
  * vets every naming call (no new .git or HEAD anywhere; rung 2 also every
  * write: Landlock cannot keep .git read-only inside a tree whose root
- * stays creatable); for --allow-unix it makes every connect. */
+ * stays creatable); for --allow-unix it makes every connect; on rung 2 it
+ * does the metadata calls Landlock does not cover. */
 static sbx_code supervisor_prepare(struct ns_ctx *c, sbx_error *err)
 {
         const struct sbx_plan *plan = c->plan;
@@ -629,8 +630,14 @@ static sbx_code supervisor_prepare(struct ns_ctx *c, sbx_error *err)
         size_t n = 0;
         sbx_code r;
 
-        if (!plan->protects_git && plan->n_unix_sockets == 0 && !SBX__OBSERVING(c->opts->flags))
+        if (!plan->protects_git && plan->n_unix_sockets == 0 && !SBX__OBSERVING(c->opts->flags) &&
+            c->rung != 2)
                 return SBX_OK;
+        /* Rung 2: Landlock does not cover chmod, chown, utimes or xattrs;
+         * the supervisor does them where the ruleset grants writes (the
+         * list landlock_prepare leaves in notify_ctx.wr). */
+        if (c->rung == 2)
+                flags |= SBX__NF_META;
         if (plan->protects_git)
                 flags |= SBX__NF_NAMES | (c->rung == 2 ? SBX__NF_WRITES : 0);
         if (plan->n_unix_sockets > 0)

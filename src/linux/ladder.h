@@ -81,13 +81,34 @@ struct sbx__mop {
 #define SBX__N_EXECVE    21     /* the observer only (SBX__NF_OBSERVE) */
 #define SBX__N_EXECVEAT  22
 #define SBX__N_SOCKET    23     /* SBX__NF_INET: refused, and recorded */
+/* SBX__NF_META (rung 2): metadata calls the supervisor checks and does
+ * (notify.c "metadata"): Landlock does not cover them. */
+#define SBX__N_CHMOD      24
+#define SBX__N_FCHMOD     25
+#define SBX__N_FCHMODAT   26
+#define SBX__N_CHOWN      27
+#define SBX__N_LCHOWN     28
+#define SBX__N_FCHOWN     29
+#define SBX__N_FCHOWNAT   30
+#define SBX__N_UTIME      31
+#define SBX__N_UTIMES     32
+#define SBX__N_FUTIMESAT  33
+#define SBX__N_UTIMENSAT  34
+#define SBX__N_SETXATTR   35
+#define SBX__N_LSETXATTR  36
+#define SBX__N_FSETXATTR  37
+#define SBX__N_RMXATTR    38
+#define SBX__N_LRMXATTR   39
+#define SBX__N_FRMXATTR   40
+#define SBX__N_META_FIRST SBX__N_CHMOD
+#define SBX__N_META_LAST  SBX__N_FRMXATTR
 struct sbx__notify_map {
         size_t n;
         struct {
                 uint32_t arch;  /* seccomp_data.arch */
                 int32_t  nr;
                 uint8_t  op;    /* SBX__N_* */
-        } v[128];
+        } v[256];
 };
 /* A protected object: a tree root (everything below it), one file, or
  * (tree 2) a directory on the way to one, pinned: not renamed or removed,
@@ -102,6 +123,11 @@ struct sbx__notify_ctx {
         const struct sbx__notify_map *map;
         const struct sbx__prot *prot;
         size_t n_prot;
+        /* SBX__NF_META: the objects the Landlock ruleset grants writes at
+         * (tree 1: and below), which the metadata calls must lie at or
+         * below (llrules.c fills it after the rules are merged). */
+        const struct sbx__prot *wr;
+        size_t n_wr;
         /* --allow-unix: the socket paths the command may connect to
          * (canonical, as the caller spells them), each with an O_PATH fd
          * the parent opened on the socket file (-1: it did not exist). */
@@ -178,6 +204,8 @@ void sbx__observe_finish(const struct sbx__obs *o);
 #define SBX__NF_READS   (1u << 5)  /* with OBSERVE: every open, reads too */
 #define SBX__NF_INET    (1u << 4)  /* socket(AF_INET/AF_INET6): refused here (rung 2's
                                     * seccomp SBX__SC_INET_NOTIFY leaves them to us) */
+#define SBX__NF_META    (1u << 6)  /* chmod, chown, utimes, xattr writes: done here where
+                                    * Landlock grants writes (rung 2) */
 /* The filter for flags (SBX__NF_*, not 0) and the table, both static,
  * from the build-time table (seccomp_embed.c; no libseccomp call, nothing
  * that can fail but bad flags).  WRITES: Landlock cannot keep .git
@@ -260,6 +288,7 @@ struct sbx__prep {
         const struct sbx__bpf *notify;
         struct sbx__notify_ctx notify_ctx;
         struct sbx__prot *notify_prot;  /* malloc'd by the parent */
+        struct sbx__prot *notify_wr;    /* malloc'd by the parent (SBX__NF_META) */
         /* SBX_SPAWN_OBSERVE (observe_prep.c): what the supervisor's
          * observer knows, and its record pipe ([0] goes to the child
          * handle, [1] to the init/monitor); NULL / -1 = none. */

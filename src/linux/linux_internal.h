@@ -109,7 +109,7 @@ int sbx__landlock_add_child(int ruleset_fd, const char *path, uint32_t access);
 /* Options for sbx__seccomp_build. */
 #define SBX__SC_DENY_INET       (1u << 0)  /* refuse AF_INET/AF_INET6 sockets */
 #define SBX__SC_DENY_UNIX_PATH  (1u << 1)  /* refuse socket(AF_UNIX), datagram socketpair */
-#define SBX__SC_DENY_METADATA   (1u << 2)  /* refuse chmod/chown/utimes/xattr (rung 2) */
+#define SBX__SC_DENY_METADATA   (1u << 2)  /* refuse inode-flag ioctls (rung 2) */
 /* socket(AF_UNIX) only of type stream or seqpacket, whose connect the
  * supervisor mediates (--allow-unix; without DENY_UNIX_PATH). */
 #define SBX__SC_UNIX_STREAM     (1u << 3)

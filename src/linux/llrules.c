@@ -162,6 +162,39 @@ int sbx__run_scratch_parent(char *out, size_t size)
         return 0;
 }
 
+/*
+ * The objects the merged rules grant writes at, for the supervisor's
+ * metadata calls (notify.c): a chmod is done only at or below one of
+ * them, as Landlock would allow a write there.  Identities, not paths:
+ * a Landlock rule holds its inode, so neither can change or be reused
+ * while the sandbox lives.  A rule whose path is gone is skipped, as
+ * Landlock skips it.
+ */
+static int writable_ids(struct sbx__prep *p, const struct llvec *lv)
+{
+        struct sbx__prot *v = calloc(lv->nmerged + 1, sizeof(*v));
+        struct stat st;
+        size_t i, n = 0;
+
+        if (v == NULL)
+                return -ENOMEM;
+        for (i = 0; i < lv->nmerged; i++) {
+                /* Devices (/dev/tty) are written, never re-moded. */
+                if (!(lv->v[i].access & SBX__FS_WRITE) || stat(lv->v[i].path, &st) < 0 ||
+                    S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+                        continue;
+                v[n].dev = st.st_dev;
+                v[n].ino = st.st_ino;
+                v[n].tree = lv->v[i].tree && S_ISDIR(st.st_mode);
+                n++;
+        }
+        free(p->notify_wr);
+        p->notify_wr = v;
+        p->notify_ctx.wr = v;
+        p->notify_ctx.n_wr = n;
+        return 0;
+}
+
 /* Landlock rules: rung 1 uses the plan coarsely (its mounts do the
  * narrowing); rung 2 expands every tree rule that has an existing narrower
  * path below it (carve-outs, protected paths, the hidden HOME). */
@@ -289,6 +322,10 @@ sbx_code sbx__build_landlock(struct sbx__prep *p, const struct sbx_plan *plan, c
                 goto out;
         }
         ll_merge(&lv);
+        if (p->rung == 2 && (p->notify_ctx.flags & SBX__NF_META) && writable_ids(p, &lv) < 0) {
+                r = sbx__fail(err, SBX_E_NOMEM, ENOMEM, "sbx_spawn: no memory");
+                goto out;
+        }
         r = sbx__landlock_prepare(lv.v, lv.nmerged, opts | SBX__LL_SKIP_MISSING, &p->ruleset_fd,
                                   &missing, err);
         if (r == SBX_OK)

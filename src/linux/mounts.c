@@ -117,6 +117,10 @@ void sbx__prep_free(struct sbx__prep *p)
         }
         free(p->notify_prot);
         p->notify_prot = NULL;
+        free(p->notify_wr);
+        p->notify_wr = NULL;
+        p->notify_ctx.wr = NULL;
+        p->notify_ctx.n_wr = 0;
         sbx__observe_prep_free(p);
         for (i = 0; p->unix_fds != NULL && i < p->n_unix_fds; i++)
                 if (p->unix_fds[i] >= 0)

@@ -45,7 +45,9 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/filter.h>
 #include <linux/magic.h>
@@ -731,6 +733,428 @@ static void open_bases(const struct sbx__nreq *q, uint8_t op, const uint64_t *ar
         }
 }
 
+/* ------------------------------------------------------------ metadata
+ *
+ * Rung 2 (SBX__NF_META): chmod, chown, utimes and xattr writes, which
+ * Landlock does not cover.  The supervisor finds the object as the kernel
+ * would for the caller, holds it as an O_PATH fd, and makes the call on
+ * that fd (/proc/self/fd/N) only when
+ *   - the object lies at or below one the Landlock ruleset grants writes
+ *     at (ctx->wr, walked up through ".."): the command could write it;
+ *   - it is not protected (a protected object or pinned directory, or
+ *     below a protected tree);
+ *   - the change needs no privilege: no setuid/setgid bit (the seccomp
+ *     filter refuses those first), chown only to the caller's own ids,
+ *     xattrs only in the "user." namespace (never security.capability);
+ *   - it is not a device node.
+ * A name swapped after the check (a symbolic link put in its place)
+ * changes nothing, the call goes to the held fd; an object moved after it
+ * stays where the command may write, since Landlock lets it move only
+ * between such places.  A file with no name left (deleted, O_TMPFILE,
+ * memfd) changes nothing anyone else can reach and is allowed.
+ */
+
+struct meta {
+        int         fd;         /* O_PATH on the object, or -1 */
+        struct stat st;
+        int         dirfd;      /* its directory (non-directories), or -1 */
+        int         anon;       /* no name left (st_nlink == 0) */
+        char       *where;      /* NPATH: its path, for the observer */
+};
+
+/* 1 if st is one of the write-rule objects (any: also exact-file rules). */
+static int is_wr(const struct sbx__notify_ctx *c, const struct stat *st, int any)
+{
+        size_t i;
+
+        for (i = 0; i < c->n_wr; i++)
+                if (c->wr[i].dev == st->st_dev && c->wr[i].ino == st->st_ino &&
+                    (any || c->wr[i].tree == 1))
+                        return 1;
+        return 0;
+}
+
+/*
+ * From directory fd up to the root: 1 if a write-rule tree is met (fd
+ * itself may be any rule's object when `self`), 0 if none, EACCES when a
+ * protected tree is met first or the walk fails.
+ */
+static int meta_walk(const struct sbx__notify_ctx *c, int dirfd, int self)
+{
+        struct stat st, up;
+        int fd, nfd, depth, wr = 0;
+
+        fd = (int) fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -EACCES;
+        for (depth = 0; depth < 4096; depth++) {
+                if (fstat(fd, &st) < 0)
+                        break;
+                if (is_prot(c, &st, PROT_TREE))
+                        break;
+                if (is_wr(c, &st, self && depth == 0))
+                        wr = 1;
+                nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (nfd < 0)
+                        break;
+                if (fstat(nfd, &up) < 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+                        (void) close(nfd);
+                        (void) close(fd);
+                        return wr;              /* the root */
+                }
+                (void) close(fd);
+                fd = nfd;
+        }
+        (void) close(fd);
+        return -EACCES;
+}
+
+/* 0 if the command may change m's metadata here, else a positive errno. */
+static int meta_allowed(const struct sbx__notify_ctx *c, const struct meta *m)
+{
+        int r;
+
+        if (S_ISCHR(m->st.st_mode) || S_ISBLK(m->st.st_mode))
+                return EPERM;
+        if (m->anon)
+                return 0;
+        if (is_prot(c, &m->st, PROT_PINNED))
+                return EACCES;
+        if (S_ISDIR(m->st.st_mode))
+                r = meta_walk(c, m->fd, 1);
+        else if (is_wr(c, &m->st, 1))
+                r = meta_walk(c, m->dirfd, 0) < 0 ? -EACCES : 1;
+        else
+                r = meta_walk(c, m->dirfd, 0);
+        return r == 1 ? 0 : EACCES;
+}
+
+/* "/proc/self/fd/<fd>" into buf (>= 32 bytes). */
+static void self_fd(char *buf, int fd)
+{
+        memcpy(buf, "/proc/self/fd/", 14);
+        *sbx__put_uint(buf + 14, (unsigned long) fd) = '\0';
+}
+
+/*
+ * m from an fd the supervisor holds on the object (opened through the
+ * caller's fd or a magic link): its path, and for a non-directory the
+ * directory that holds that name, checked to still hold this object.
+ */
+static int meta_locate(const struct sbx__nreq *q, struct meta *m)
+{
+        char link[32];
+        struct target t = { -1, NULL, 0 };
+        struct stat st;
+        ssize_t n;
+        int r;
+
+        if (fstat(m->fd, &m->st) < 0)
+                return -errno;
+        if (m->st.st_nlink == 0 && !S_ISDIR(m->st.st_mode)) {
+                m->anon = 1;
+                return 0;
+        }
+        self_fd(link, m->fd);
+        n = readlink(link, m->where, NPATH - 1);
+        if (n <= 0 || m->where[0] != '/')
+                return n <= 0 ? -EACCES : -EPERM;       /* a pipe, socket or anon inode */
+        m->where[n] = '\0';
+        if (S_ISDIR(m->st.st_mode))
+                return 0;                               /* walked from itself */
+        {
+                static char copy[NPATH];
+
+                memcpy(copy, m->where, (size_t) n + 1);
+                r = open_parent(q, -1, copy, &t);
+        }
+        if (r < 0 || fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            st.st_dev != m->st.st_dev || st.st_ino != m->st.st_ino) {
+                drop(&t);
+                return -EACCES;                         /* moved, or not in view */
+        }
+        m->dirfd = t.dirfd;
+        return 0;
+}
+
+/* m from the caller's fd (or cwd for AT_FDCWD). */
+static int meta_from_fd(const struct sbx__nreq *q, int cfd, struct meta *m)
+{
+        char p[64];
+
+        if (cfd == AT_FDCWD)
+                proc_path(p, q->pid, "cwd", -1);
+        else if (cfd >= 0)
+                proc_path(p, q->pid, "fd/", cfd);
+        else
+                return -EBADF;
+        m->fd = open(p, O_PATH | O_CLOEXEC);
+        if (m->fd < 0)
+                return errno == ENOENT ? -EBADF : -errno;
+        return meta_locate(q, m);
+}
+
+/* m from a path the caller gave (relative to cfd), following the final
+ * symbolic link when `follow`. */
+static int meta_from_path(const struct sbx__nreq *q, int cfd, char *path, int follow,
+                          struct meta *m)
+{
+        struct target t = { -1, NULL, 0 };
+        int base, r, magic = 0;
+
+        base = open_base(q, cfd, path, 0);
+        if (base < 0)
+                return base;
+        r = open_parent(q, base, path, &t);
+        (void) close(base);
+        if (r == 0 && follow)
+                r = follow_final(q, &t, path, &magic);
+        if (r < 0) {
+                drop(&t);
+                return r;
+        }
+        if (magic) {                    /* /proc/<pid>/fd/N: the kernel follows it */
+                m->fd = openat(t.dirfd, t.name, O_PATH | O_CLOEXEC);
+                drop(&t);
+                return m->fd < 0 ? -errno : meta_locate(q, m);
+        }
+        m->fd = openat(t.dirfd, t.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (m->fd < 0 || fstat(m->fd, &m->st) < 0) {
+                r = -errno;
+                drop(&t);
+                return r;
+        }
+        if (follow && S_ISLNK(m->st.st_mode)) {
+                drop(&t);
+                return -ELOOP;          /* made a link after follow_final: a race */
+        }
+        m->anon = 0;
+        m->dirfd = t.dirfd;             /* the object's own directory, but for "." and ".." */
+        if (S_ISDIR(m->st.st_mode)) {
+                drop(&t);
+                m->dirfd = -1;
+        }
+        return 0;
+}
+
+/* Copy len bytes from the caller; 0 or -EFAULT. */
+static int read_mem(pid_t pid, uint64_t addr, void *out, size_t len)
+{
+        struct iovec l = { out, len }, r = { (void *) (uintptr_t) addr, len };
+
+        if (addr == 0)
+                return -EFAULT;
+        return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t) len ? 0 : -EFAULT;
+}
+
+/* utime/utimes/futimesat/utimensat's times into ts (NULL: now). */
+static int meta_times(pid_t pid, uint8_t op, uint64_t addr, struct timespec ts[2], int *now)
+{
+        *now = addr == 0;
+        if (addr == 0)
+                return 0;
+        if (op == SBX__N_UTIME) {
+                time_t t[2];
+
+                if (read_mem(pid, addr, t, sizeof(t)) < 0)
+                        return -EFAULT;
+                ts[0].tv_sec = t[0];
+                ts[1].tv_sec = t[1];
+                ts[0].tv_nsec = ts[1].tv_nsec = 0;
+        } else if (op == SBX__N_UTIMENSAT) {
+                if (read_mem(pid, addr, ts, 2 * sizeof(*ts)) < 0)
+                        return -EFAULT;
+        } else {
+                struct timeval tv[2];
+                int i;
+
+                if (read_mem(pid, addr, tv, sizeof(tv)) < 0)
+                        return -EFAULT;
+                for (i = 0; i < 2; i++) {
+                        if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+                                return -EINVAL;
+                        ts[i].tv_sec = tv[i].tv_sec;
+                        ts[i].tv_nsec = tv[i].tv_usec * 1000;
+                }
+        }
+        return 0;
+}
+
+/* 1 if id is the caller's own (or -1: unchanged). */
+static int own_uid(uint64_t v)
+{
+        uid_t id = (uid_t) v;
+
+        return id == (uid_t) -1 || id == geteuid();
+}
+
+static int own_gid(uint64_t v)
+{
+        gid_t id = (gid_t) v, groups[256];
+        int i, n;
+
+        if (id == (gid_t) -1 || id == getegid())
+                return 1;
+        n = getgroups(256, groups);
+        for (i = 0; i < n; i++)
+                if (groups[i] == id)
+                        return 1;
+        return 0;
+}
+
+/* An xattr name (into name, NPATH) the command may set or remove:
+ * "user." only.  0 or a positive errno. */
+static int meta_xattr_name(pid_t pid, uint64_t addr, char *name)
+{
+        int r = read_str(pid, addr, name);
+
+        if (r < 0)
+                return -r;
+        if (strlen(name) > 255)
+                return ERANGE;
+        return strncmp(name, "user.", 5) == 0 ? 0 : EPERM;
+}
+
+/* The call itself, on m's fd, once the object passed meta_allowed. */
+static int meta_do(const struct sbx__nreq *q, uint8_t op, const uint64_t *args,
+                   const struct meta *m, char *b)
+{
+        static char value[65536];
+        struct timespec ts[2];
+        char fdp[32];
+        mode_t mode;
+        size_t k, size;
+        int r, now = 0;
+
+        self_fd(fdp, m->fd);
+        switch (op) {
+        case SBX__N_CHMOD: case SBX__N_FCHMOD: case SBX__N_FCHMODAT:
+                mode = (mode_t) args[op == SBX__N_FCHMODAT ? 2 : 1];
+                if (mode & (S_ISUID | S_ISGID))
+                        return EPERM;
+                if (S_ISLNK(m->st.st_mode))
+                        return EOPNOTSUPP;
+                return chmod(fdp, mode & 07777) < 0 ? errno : 0;
+        case SBX__N_CHOWN: case SBX__N_LCHOWN: case SBX__N_FCHOWN: case SBX__N_FCHOWNAT:
+                k = op == SBX__N_FCHOWNAT ? 2 : 1;
+                if (!own_uid(args[k]) || !own_gid(args[k + 1]))
+                        return EPERM;
+                return fchownat(m->fd, "", (uid_t) args[k], (gid_t) args[k + 1], AT_EMPTY_PATH) < 0
+                       ? errno : 0;
+        case SBX__N_UTIME: case SBX__N_UTIMES: case SBX__N_FUTIMESAT: case SBX__N_UTIMENSAT:
+                r = meta_times(q->pid, op, args[op == SBX__N_UTIME || op == SBX__N_UTIMES ? 1 : 2],
+                               ts, &now);
+                if (r < 0)
+                        return -r;
+                if (S_ISLNK(m->st.st_mode))
+                        return utimensat(m->fd, "", now ? NULL : ts,
+                                         AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? errno : 0;
+                return utimensat(AT_FDCWD, fdp, now ? NULL : ts, 0) < 0 ? errno : 0;
+        default:                /* the xattr calls */
+                r = meta_xattr_name(q->pid, args[1], b);
+                if (r != 0)
+                        return r;
+                if (S_ISLNK(m->st.st_mode))
+                        return EPERM;   /* no user. xattrs on links (the kernel's answer) */
+                if (op == SBX__N_RMXATTR || op == SBX__N_LRMXATTR || op == SBX__N_FRMXATTR)
+                        return removexattr(fdp, b) < 0 ? errno : 0;
+                size = (size_t) args[3];
+                if (size > sizeof(value))
+                        return E2BIG;
+                if (size > 0 && read_mem(q->pid, args[2], value, size) < 0)
+                        return EFAULT;
+                return setxattr(fdp, b, value, size, as_int(args[4])) < 0 ? errno : 0;
+        }
+}
+
+/* How the call names its object: into *cfd, *path (0: by fd), *follow. */
+static int meta_names(uint8_t op, const uint64_t *args, int *cfd, uint64_t *path, int *follow,
+                      int *flags)
+{
+        *cfd = AT_FDCWD;
+        *path = 0;
+        *follow = 1;
+        *flags = 0;
+        switch (op) {
+        case SBX__N_CHMOD: case SBX__N_CHOWN: case SBX__N_UTIME: case SBX__N_UTIMES:
+        case SBX__N_SETXATTR: case SBX__N_RMXATTR:
+                *path = args[0];
+                return 0;
+        case SBX__N_LCHOWN: case SBX__N_LSETXATTR: case SBX__N_LRMXATTR:
+                *path = args[0];
+                *follow = 0;
+                return 0;
+        case SBX__N_FCHMOD: case SBX__N_FCHOWN: case SBX__N_FSETXATTR: case SBX__N_FRMXATTR:
+                *cfd = as_int(args[0]);
+                return 0;
+        case SBX__N_FCHMODAT: case SBX__N_FUTIMESAT:
+                *cfd = as_int(args[0]);
+                *path = args[1];
+                return op == SBX__N_FUTIMESAT && *path == 0 && *cfd == AT_FDCWD ? -EFAULT : 0;
+        default:                /* fchownat, utimensat */
+                *cfd = as_int(args[0]);
+                *path = args[1];
+                *flags = as_int(args[op == SBX__N_FCHOWNAT ? 4 : 3]);
+                if ((*flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) != 0 ||
+                    (*path == 0 && *flags != 0))
+                        return -EINVAL;
+                if (op == SBX__N_FCHOWNAT && *path == 0)
+                        return -EFAULT;
+                if (*path == 0 && *cfd == AT_FDCWD)
+                        return -EFAULT;
+                *follow = !(*flags & AT_SYMLINK_NOFOLLOW);
+                return 0;
+        }
+}
+
+/* One metadata call (SBX__NF_META), answered. */
+static void do_meta(struct sbx__nreq *q, uint8_t op, const uint64_t *args, char *a, char *b)
+{
+        static char where[NPATH];
+        struct meta m = { -1, { 0 }, -1, 0, where };
+        uint64_t path;
+        int cfd, follow, flags, by_fd, r, e;
+        ssize_t n;
+        char link[32];
+
+        where[0] = '\0';
+        r = meta_names(op, args, &cfd, &path, &follow, &flags);
+        by_fd = r == 0 && path == 0;
+        if (r == 0 && path != 0 && (r = read_str(q->pid, path, a)) == 0 && a[0] == '\0') {
+                if (flags & AT_EMPTY_PATH)
+                        by_fd = 1;
+                else
+                        r = -ENOENT;
+        }
+        if (r == 0)
+                r = by_fd ? meta_from_fd(q, cfd, &m) : meta_from_path(q, cfd, a, follow, &m);
+        if (!sbx__nreq_valid(q))
+                goto out;               /* gone, or its pid reused */
+        if (r < 0) {
+                e = -r;
+        } else if ((e = meta_allowed(q->ctx, &m)) == EACCES) {
+                /* Where it was refused, for the observer: a write. */
+                if (where[0] == '\0') {
+                        self_fd(link, m.fd);
+                        n = readlink(link, where, NPATH - 1);
+                        where[n > 0 ? n : 0] = '\0';
+                }
+                if (where[0] == '/') {
+                        q->op = op;
+                        q->path = where;
+                        q->base = NOFD;
+                }
+        } else if (e == 0) {
+                e = meta_do(q, op, args, &m, b);
+        }
+        sbx__nreq_respond(q, 0, e);
+out:
+        if (m.fd >= 0)
+                (void) close(m.fd);
+        if (m.dirfd >= 0)
+                (void) close(m.dirfd);
+}
+
 int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
 {
         /* Room for a kernel whose structs grew. */
@@ -772,6 +1196,10 @@ int sbx__notify_serve(int lfd, const struct sbx__notify_ctx *ctx)
                 return 0;
         if (op == SBX__N_CONNECT || op == SBX__N_SOCKETCALL) {
                 sbx__notify_connect(&q, args, op == SBX__N_SOCKETCALL);
+                return 0;
+        }
+        if (op >= SBX__N_META_FIRST && op <= SBX__N_META_LAST) {
+                do_meta(&q, op, args, a, b);
                 return 0;
         }
 

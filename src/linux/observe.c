@@ -355,6 +355,8 @@ static int done_by_supervisor(const struct sbx__notify_ctx *c, uint8_t op, const
         case SBX__N_CONNECT: case SBX__N_SOCKETCALL:
                 return 1;
         default:
+                if (op >= SBX__N_META_FIRST && op <= SBX__N_META_LAST)
+                        return (c->flags & SBX__NF_META) != 0;
                 return (c->flags & SBX__NF_NAMES) != 0;
         }
 }
@@ -457,8 +459,9 @@ void sbx__observe_answer(const struct sbx__nreq *q, int error)
         case SBX__N_RENAME: case SBX__N_RENAMEAT: case SBX__N_RENAMEAT2:
                 eop = SBX_OP_RENAME;
                 break;
-        default:
-                eop = SBX_OP_CREATE;
+        default:        /* metadata calls change the object: a write */
+                eop = q->op >= SBX__N_META_FIRST && q->op <= SBX__N_META_LAST ? SBX_OP_WRITE
+                                                                               : SBX_OP_CREATE;
                 break;
         }
         /* The supervisor's base is an O_PATH fd of its own: its path. */

@@ -37,8 +37,8 @@
  * TIOCSTI/TIOCLINUX, personalities other than PER_LINUX(32), device nodes,
  * setuid/setgid modes, socket families and types by the network decision
  * (SBX__SC_DENY_INET, _DENY_UNIX_PATH, _UNIX_STREAM, _INET_NOTIFY), a
- * seccomp listener of the command's own, and on rung 2 the metadata calls
- * (SBX__SC_DENY_METADATA) and, with the host's pid and IPC namespaces
+ * seccomp listener of the command's own, and on rung 2 the inode-flag
+ * ioctls (SBX__SC_DENY_METADATA; the metadata calls go to the supervisor) and, with the host's pid and IPC namespaces
  * (SBX__SC_HOST_NS), pid-taking calls on anyone but the caller.  Each rule
  * is explained where it is added below; docs/seccomp.md has the whole
  * list.  Integer arguments the kernel truncates to 32 bits are compared on
@@ -76,12 +76,6 @@
 
 #include "linux/seccomp_defs.h"
 #include "linux/seccomp_lists.h"
-
-struct sc_sys {
-        int         nr;         /* SCMP_SYS(): native or libseccomp pseudo number */
-        const char *name;
-};
-#define SC_SYS(x) { SCMP_SYS(x), #x }
 
 static const uint32_t sc_clone_ns[] = {
         CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
@@ -271,18 +265,11 @@ static sbx_code sc_add_listener(scmp_filter_ctx ctx, sbx_error *err)
         return sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), "seccomp", 2, c, err);
 }
 
-/* SBX__SC_DENY_METADATA: rung 2 has no read-only mounts, and Landlock does
- * not cover chmod, chown, utimes or xattrs, so they are refused outright. */
-static const struct sc_sys sc_deny_meta[] = {
-        SC_SYS(chmod), SC_SYS(fchmod), SC_SYS(fchmodat),
-        SC_SYS(chown), SC_SYS(fchown), SC_SYS(lchown), SC_SYS(fchownat),
-        SC_SYS(chown32), SC_SYS(fchown32), SC_SYS(lchown32),
-        SC_SYS(utime), SC_SYS(utimes), SC_SYS(futimesat), SC_SYS(utimensat),
-        SC_SYS(utimensat_time64),
-        SC_SYS(setxattr), SC_SYS(lsetxattr), SC_SYS(fsetxattr),
-        SC_SYS(removexattr), SC_SYS(lremovexattr), SC_SYS(fremovexattr),
-};
-
+/* SBX__SC_DENY_METADATA (rung 2): the inode-flag ioctls are refused.  The
+ * metadata calls themselves (chmod, chown, utimes, xattr writes), which
+ * Landlock does not cover either, go to the supervisor (SBX__NF_META,
+ * notify.c), which does them where Landlock grants writes; an ERRNO here
+ * would outrank its notification. */
 static sbx_code sc_add_metadata(scmp_filter_ctx ctx, sbx_error *err)
 {
         /* Inode flags and fs attributes through ioctl: Landlock does not
@@ -296,13 +283,6 @@ static sbx_code sc_add_metadata(scmp_filter_ctx ctx, sbx_error *err)
         for (i = 0; i < SBX__ARRAY_SIZE(req) && rc == SBX_OK; i++) {
                 c = sc_eq32(1, req[i]);
                 rc = sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), "ioctl", 1, &c, err);
-        }
-
-        for (i = 0; i < SBX__ARRAY_SIZE(sc_deny_meta) && rc == SBX_OK; i++) {
-                if (sc_deny_meta[i].nr == __NR_SCMP_ERROR)
-                        continue;
-                rc = sc_rule(ctx, SCMP_ACT_ERRNO(EPERM), sc_deny_meta[i].nr, sc_deny_meta[i].name,
-                             0, NULL, err);
         }
         return rc;
 }

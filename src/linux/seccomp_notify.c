@@ -3,7 +3,9 @@
  * directory entry a name (mkdir, mknod, open/openat/creat with O_CREAT,
  * link, symlink, rename, on every local ABI) goes to the supervisor in the
  * init/monitor as a seccomp user notification (notify.c), which performs
- * the operation itself or refuses it.  openat2 is refused with ENOSYS (its
+ * the operation itself or refuses it.  On rung 2 the metadata writes
+ * (chmod, chown, utimes, xattrs: SBX__NF_META) go there too, since
+ * Landlock does not cover them.  openat2 is refused with ENOSYS (its
  * flags live in a struct the filter cannot read; libc falls back to
  * openat).  With --allow-unix every connect (and socketcall's connect) goes
  * there too: the filter cannot see which family an fd is.
@@ -54,6 +56,35 @@ static const struct {
         { "unlinkat",   SBX__N_UNLINKAT },
         { "rmdir",      SBX__N_RMDIR },
         { "truncate",   SBX__N_TRUNCATE },
+};
+
+/* SBX__NF_META (rung 2): the metadata writes Landlock does not cover,
+ * checked and done by the supervisor (notify.c "metadata"). */
+static const struct {
+        const char *name;
+        uint8_t     op;
+} meta_calls[] = {
+        { "chmod",      SBX__N_CHMOD },
+        { "fchmod",     SBX__N_FCHMOD },
+        { "fchmodat",   SBX__N_FCHMODAT },
+        { "chown",      SBX__N_CHOWN },
+        { "chown32",    SBX__N_CHOWN },
+        { "lchown",     SBX__N_LCHOWN },
+        { "lchown32",   SBX__N_LCHOWN },
+        { "fchown",     SBX__N_FCHOWN },
+        { "fchown32",   SBX__N_FCHOWN },
+        { "fchownat",   SBX__N_FCHOWNAT },
+        { "utime",      SBX__N_UTIME },
+        { "utimes",     SBX__N_UTIMES },
+        { "futimesat",  SBX__N_FUTIMESAT },
+        { "utimensat",  SBX__N_UTIMENSAT },
+        { "utimensat_time64", SBX__N_UTIMENSAT },
+        { "setxattr",   SBX__N_SETXATTR },
+        { "lsetxattr",  SBX__N_LSETXATTR },
+        { "fsetxattr",  SBX__N_FSETXATTR },
+        { "removexattr", SBX__N_RMXATTR },
+        { "lremovexattr", SBX__N_LRMXATTR },
+        { "fremovexattr", SBX__N_FRMXATTR },
 };
 
 /* The observer's own (SBX__NF_OBSERVE): watched, never done. */
@@ -184,6 +215,15 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
                 if (r < 0 && r != -EDOM)
                         return r;
         }
+        for (i = 0; i < SBX__ARRAY_SIZE(meta_calls) && (flags & SBX__NF_META); i++) {
+                int nr = seccomp_syscall_resolve_name(meta_calls[i].name);
+
+                if (nr == __NR_SCMP_ERROR)
+                        continue;
+                r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+                if (r < 0 && r != -EDOM)
+                        return r;
+        }
         if (flags & SBX__NF_INET) {
                 /* Exactly these two; the deny list refuses every other
                  * value but AF_UNIX (SBX__SC_INET_NOTIFY). */
@@ -230,6 +270,11 @@ sbx_code sbx__notify_map_compile(struct sbx__notify_map *map, sbx_error *err)
                         nr = seccomp_syscall_resolve_name_arch(token, observe_calls[i].name);
                         if (nr >= 0)
                                 r = map_add(map, audit, nr | (int) x32, observe_calls[i].op);
+                }
+                for (i = 0; i < SBX__ARRAY_SIZE(meta_calls) && r == 0; i++) {
+                        nr = seccomp_syscall_resolve_name_arch(token, meta_calls[i].name);
+                        if (nr >= 0)
+                                r = map_add(map, audit, nr | (int) x32, meta_calls[i].op);
                 }
                 nr = seccomp_syscall_resolve_name_arch(token, "connect");
                 if (r != 0)

@@ -13,7 +13,7 @@
 
 /* Every SBX__NF_* bit; a variant is a combination of them. */
 #define SBX__NF_ALL (SBX__NF_NAMES | SBX__NF_WRITES | SBX__NF_CONNECT | SBX__NF_OBSERVE | \
-                     SBX__NF_INET | SBX__NF_READS)
+                     SBX__NF_INET | SBX__NF_READS | SBX__NF_META)
 
 /* The variant a flag set is built as: WRITES implies NAMES.  0 if flags is
  * 0, has unknown bits or READS without OBSERVE. */

@@ -683,7 +683,7 @@ static void test_seccomp__notify_table_equals_compiled(void **state)
                 const struct sbx__bpf *none = NULL;
 
                 assert_int_equal(sbx__notify_build(0, &none, &map2, &e), SBX_E_INTERNAL);
-                assert_int_equal(sbx__notify_build(1u << 6, &none, &map2, &e), SBX_E_INTERNAL);
+                assert_int_equal(sbx__notify_build(1u << 7, &none, &map2, &e), SBX_E_INTERNAL);
                 assert_null(none);
         }
 }
