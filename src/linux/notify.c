@@ -227,24 +227,30 @@ static int is_prot(const struct sbx__notify_ctx *c, const struct stat *st, int w
         return 0;
 }
 
+/* 1 if st is one of the write-rule objects (any: also exact-file rules). */
+static int is_wr(const struct sbx__notify_ctx *c, const struct stat *st, int any)
+{
+        size_t i;
+
+        for (i = 0; i < c->n_wr; i++)
+                if (c->wr[i].dev == st->st_dev && c->wr[i].ino == st->st_ino &&
+                    (any || c->wr[i].tree == 1))
+                        return 1;
+        return 0;
+}
+
 /*
- * 1 if the entry (t->dirfd, t->name) is protected: it is a protected
- * object itself (or, when moving, a pinned directory on the way to one),
- * or its directory is at or below a protected tree (walked up through ".."
- * to the root; a protected tree cannot be moved, so the answer cannot
- * change under us).  -errno if the walk fails.
+ * From directory dirfd up to the root through "..": 1 if a protected
+ * tree is met, 0 at the root, -errno if the walk fails.  With wr, *wr is
+ * set when a write-rule object is met on the way (dirfd itself may be
+ * any rule's object when `self`, the others only tree rules).
  */
-static int protected_entry(const struct sbx__notify_ctx *c, const struct target *t, int moving)
+static int walk_up(const struct sbx__notify_ctx *c, int dirfd, int self, int *wr)
 {
         struct stat st, up;
         int fd, nfd, depth;
 
-        if (c->n_prot == 0)
-                return 0;
-        if (fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            is_prot(c, &st, moving ? PROT_PINNED : PROT_OBJECT))
-                return 1;
-        fd = (int) fcntl(t->dirfd, F_DUPFD_CLOEXEC, 3);
+        fd = (int) fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return -errno;
         for (depth = 0; depth < 4096; depth++) {
@@ -254,6 +260,8 @@ static int protected_entry(const struct sbx__notify_ctx *c, const struct target 
                         (void) close(fd);
                         return 1;
                 }
+                if (wr != NULL && is_wr(c, &st, self && depth == 0))
+                        *wr = 1;
                 nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
                 if (nfd < 0)
                         break;
@@ -267,6 +275,25 @@ static int protected_entry(const struct sbx__notify_ctx *c, const struct target 
         }
         (void) close(fd);
         return -EACCES;
+}
+
+/*
+ * 1 if the entry (t->dirfd, t->name) is protected: it is a protected
+ * object itself (or, when moving, a pinned directory on the way to one),
+ * or its directory is at or below a protected tree (walked up through ".."
+ * to the root; a protected tree cannot be moved, so the answer cannot
+ * change under us).  -errno if the walk fails.
+ */
+static int protected_entry(const struct sbx__notify_ctx *c, const struct target *t, int moving)
+{
+        struct stat st;
+
+        if (c->n_prot == 0)
+                return 0;
+        if (fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            is_prot(c, &st, moving ? PROT_PINNED : PROT_OBJECT))
+                return 1;
+        return walk_up(c, t->dirfd, 0, NULL);
 }
 
 /* refused()'s checks: the name (a new entry), a move or removal. */
@@ -762,51 +789,13 @@ struct meta {
         char       *where;      /* NPATH: its path, for the observer */
 };
 
-/* 1 if st is one of the write-rule objects (any: also exact-file rules). */
-static int is_wr(const struct sbx__notify_ctx *c, const struct stat *st, int any)
-{
-        size_t i;
-
-        for (i = 0; i < c->n_wr; i++)
-                if (c->wr[i].dev == st->st_dev && c->wr[i].ino == st->st_ino &&
-                    (any || c->wr[i].tree == 1))
-                        return 1;
-        return 0;
-}
-
-/*
- * From directory fd up to the root: 1 if a write-rule tree is met (fd
- * itself may be any rule's object when `self`), 0 if none, EACCES when a
- * protected tree is met first or the walk fails.
- */
+/* 1 if the walk from directory dirfd meets a write-rule object (see
+ * walk_up), 0 if not, -EACCES if it meets a protected tree or fails. */
 static int meta_walk(const struct sbx__notify_ctx *c, int dirfd, int self)
 {
-        struct stat st, up;
-        int fd, nfd, depth, wr = 0;
+        int wr = 0;
 
-        fd = (int) fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
-                return -EACCES;
-        for (depth = 0; depth < 4096; depth++) {
-                if (fstat(fd, &st) < 0)
-                        break;
-                if (is_prot(c, &st, PROT_TREE))
-                        break;
-                if (is_wr(c, &st, self && depth == 0))
-                        wr = 1;
-                nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (nfd < 0)
-                        break;
-                if (fstat(nfd, &up) < 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
-                        (void) close(nfd);
-                        (void) close(fd);
-                        return wr;              /* the root */
-                }
-                (void) close(fd);
-                fd = nfd;
-        }
-        (void) close(fd);
-        return -EACCES;
+        return walk_up(c, dirfd, self, &wr) != 0 ? -EACCES : wr;
 }
 
 /* 0 if the command may change m's metadata here, else a positive errno. */
